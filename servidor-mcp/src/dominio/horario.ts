@@ -1,0 +1,36 @@
+/**
+ * ISO 8601 instants with an explicit offset. Without an offset a time is
+ * ambiguous, and the policy window only makes sense in one zone, so such
+ * values are refused instead of guessed.
+ */
+const INSTANTE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function diasNoMes(ano: number, mes: number): number {
+  return new Date(Date.UTC(ano, mes, 0)).getUTCDate();
+}
+
+/** Milliseconds since the epoch, or undefined when the text is not such an instant. */
+export function lerInstante(texto: string): number | undefined {
+  const partes = INSTANTE.exec(texto);
+  if (!partes) return undefined;
+  const [, a, mo, d, h, mi, s = '0', fracao = '0', fuso] = partes;
+  const ano = Number(a), mes = Number(mo), dia = Number(d), hora = Number(h), minuto = Number(mi), segundo = Number(s);
+  if (mes < 1 || mes > 12 || dia < 1 || dia > diasNoMes(ano, mes)) return undefined;
+  if (hora > 23 || minuto > 59 || segundo > 59) return undefined;
+  let deslocamento = 0;
+  if (fuso !== 'Z') {
+    const oh = Number(fuso!.slice(1, 3)), om = Number(fuso!.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    deslocamento = (fuso!.startsWith('-') ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Math.round(Number(`0.${fracao}`) * 1000);
+  return Date.UTC(ano, mes - 1, dia, hora, minuto, segundo, ms) - deslocamento * 60_000;
+}
+
+const MS_POR_DIA = 86_400_000;
+
+/** Milliseconds after local midnight in a zone `deslocamentoMin` away from UTC. */
+export function msDoDiaLocal(instante: number, deslocamentoMin: number): number {
+  const local = instante + deslocamentoMin * 60_000;
+  return ((local % MS_POR_DIA) + MS_POR_DIA) % MS_POR_DIA;
+}

@@ -1,0 +1,143 @@
+/**
+ * The HTTP front of /mcp: size limit, JSON parse, era check, and one log
+ * line per request. Everything protocol-level past that is the SDK's.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+
+export const CAMINHO = '/mcp';
+
+interface Registro {
+  status: number;
+  corpo: string;
+  motivo?: string;
+}
+
+const registroAtual = new AsyncLocalStorage<Registro>();
+
+/** Out-of-band SDK errors (e.g. why a requestState was refused) join the current request's log line. */
+export function anotarFalha(erro: Error): void {
+  const registro = registroAtual.getStore();
+  if (registro) registro.motivo = erro.message;
+}
+
+function responderErro(res: ServerResponse, status: number, codigo: number, mensagem: string, id: unknown = null): Registro {
+  const corpo = JSON.stringify({ jsonrpc: '2.0', id, error: { code: codigo, message: mensagem } });
+  res.writeHead(status, { 'content-type': 'application/json' }).end(corpo);
+  return { status, corpo };
+}
+
+class CorpoGrandeDemais extends Error {}
+
+async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
+  const partes: Buffer[] = [];
+  let tamanho = 0;
+  for await (const parte of req as AsyncIterable<Buffer>) {
+    tamanho += parte.length;
+    if (tamanho > limite) throw new CorpoGrandeDemais();
+    partes.push(parte);
+  }
+  return Buffer.concat(partes).toString('utf8');
+}
+
+/** Captures what the SDK writes, to log the outcome, while passing it through. */
+function gravador(res: ServerResponse, registro: Registro): NodeServerResponseLike {
+  return {
+    writeHead(status, headers) {
+      registro.status = status;
+      return res.writeHead(status, headers);
+    },
+    write(parte) {
+      registro.corpo += typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8');
+      return res.write(parte);
+    },
+    end(parte) {
+      if (parte !== undefined) registro.corpo += typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8');
+      return res.end(parte);
+    },
+    on: (evento, ouvinte) => res.on(evento, ouvinte),
+    get destroyed() {
+      return res.destroyed;
+    },
+  };
+}
+
+type Json = Record<string, unknown>;
+const objeto = (valor: unknown): Json | undefined =>
+  typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Json) : undefined;
+
+function resumo(pedido: unknown, registro: Registro): string {
+  const corpo = objeto(pedido);
+  const params = objeto(corpo?.params);
+  const meta = objeto(params?._meta);
+  let resultado = '-';
+  try {
+    const resposta = objeto(JSON.parse(registro.corpo));
+    const erro = objeto(resposta?.error);
+    const result = objeto(resposta?.result);
+    if (erro) resultado = `erro ${String(erro.code)}`;
+    else if (result) resultado = `${String(result.resultType ?? 'complete')}${result.isError === true ? ' isError' : ''}`;
+  } catch {
+    // Not JSON (e.g. an empty 202): the status says it all.
+  }
+  const campos = [
+    `metodo=${String(corpo?.method ?? '-')}`,
+    `id=${JSON.stringify(corpo?.id ?? null)}`,
+    `nome=${String(params?.name ?? params?.uri ?? '-')}`,
+    `traceparent=${String(meta?.traceparent ?? '-')}`,
+    `http=${registro.status}`,
+    `resultado=${resultado}`,
+  ];
+  if (registro.motivo) campos.push(`motivo=${JSON.stringify(registro.motivo)}`);
+  return campos.join(' ');
+}
+
+export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number, log: (linha: string) => void) {
+  const sdk = toNodeHandler(handler, { maxRequestBodySize: limiteDoCorpo });
+  const origemPermitida = localhostOriginValidation();
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const comeco = performance.now();
+    const registro: Registro = { status: 0, corpo: '' };
+    let pedido: unknown;
+    await registroAtual.run(registro, async () => {
+      const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (caminho !== CAMINHO) return Object.assign(registro, responderErro(res, 404, -32600, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
+      // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
+      if (!origemPermitida(req, res)) return void (registro.status = 403);
+      if (req.method !== 'POST') return sdk(req, gravador(res, registro));
+      let texto: string;
+      try {
+        texto = await lerCorpo(req, limiteDoCorpo);
+      } catch (erro) {
+        if (erro instanceof CorpoGrandeDemais) {
+          return Object.assign(registro, responderErro(res, 413, -32600, `Corpo acima do limite de ${limiteDoCorpo} bytes`));
+        }
+        throw erro;
+      }
+      try {
+        pedido = JSON.parse(texto);
+      } catch {
+        return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
+      }
+      // The SDK answers a request without the envelope as an unsupported
+      // revision (-32022); the spec wants the missing _meta field named, -32602.
+      if (await isLegacyRequest(await toWebRequest(req, pedido), pedido)) {
+        const id = objeto(pedido)?.id ?? null;
+        return Object.assign(
+          registro,
+          responderErro(res, 400, -32602, 'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)', id),
+        );
+      }
+      return sdk(req, gravador(res, registro), pedido);
+    }).catch((erro: unknown) => {
+      // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
+      registro.motivo = erro instanceof Error ? erro.message : String(erro);
+      if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
+      else res.end();
+    });
+    log(`${new Date().toISOString()} ${req.method ?? '-'} ${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
+  };
+}

@@ -1,0 +1,17 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { Politica } from './dominio/politica.js';
+
+export const URI_DA_POLITICA = 'politica://uso';
+
+export function registrarPolitica(servidor: McpServer, politica: Politica): void {
+  servidor.registerResource(
+    'politica-de-uso',
+    URI_DA_POLITICA,
+    {
+      title: 'Politica de uso das salas',
+      description: 'Regras de reserva; a primeira linha declara a versao.',
+      mimeType: 'text/markdown',
+    },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: politica.texto }] }),
+  );
+}

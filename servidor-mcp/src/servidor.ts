@@ -1,0 +1,37 @@
+/**
+ * Builds the MCP server for one request. Never listens: main.ts owns the
+ * socket, tests can call the handler directly.
+ */
+import { createMcpHandler, McpServer, type McpHttpHandler, type RequestStateCodec } from '@modelcontextprotocol/server';
+import type { Agenda } from './dominio/agenda.js';
+import type { EstadoReserva } from './estado.js';
+import { registrarPolitica } from './resource.js';
+import { registrarFerramentas } from './tools.js';
+
+export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as const;
+
+export interface Dependencias {
+  readonly agenda: Agenda;
+  readonly codec: RequestStateCodec<EstadoReserva>;
+  /** Out-of-band errors, e.g. the reason a requestState was refused (never on the wire). */
+  readonly aoFalhar: (erro: Error) => void;
+}
+
+export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpServer {
+  const servidor = new McpServer(IDENTIDADE, {
+    capabilities: { tools: {}, resources: {} },
+    requestState: { verify: codec.verify },
+  });
+  servidor.server.onerror = aoFalhar;
+  registrarFerramentas(servidor, agenda, codec);
+  registrarPolitica(servidor, agenda.politica);
+  return servidor;
+}
+
+export function criarHandler(dependencias: Dependencias): McpHttpHandler {
+  // 'reject': a request without the 2026-07-28 envelope is refused, never served as 2025-era.
+  return createMcpHandler(() => criarServidor(dependencias), {
+    legacy: 'reject',
+    onerror: dependencias.aoFalhar,
+  });
+}

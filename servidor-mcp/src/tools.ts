@@ -1,0 +1,160 @@
+/**
+ * The three tools: schemas beside their handlers, domain results mapped to
+ * the wire. Every success carries structuredContent plus the same JSON as text.
+ */
+import {
+  acceptedContent,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type InputRequiredResult,
+  type McpServer,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { Agenda, Intervalo, Reserva, Resultado, Sala } from './dominio/agenda.js';
+import { FERRAMENTA_COM_PAUSA, type EstadoEscolhaDeSala, type EstadoReserva } from './estado.js';
+
+/** The inputRequests key; the client must send its answer back under the same one. */
+export const CHAVE_DA_ESCOLHA = 'escolha_de_sala';
+
+const texto = (max: number) => z.string().max(max);
+const campos = {
+  sala: texto(100).describe('Id da sala, por exemplo sala-garagem'),
+  inicio: texto(64).describe('Inicio em ISO 8601 com fuso, por exemplo 2026-11-03T14:00:00-03:00'),
+  fim: texto(64).describe('Fim em ISO 8601 com fuso, por exemplo 2026-11-03T15:00:00-03:00'),
+  responsavel: texto(200).min(1).describe('Quem reserva'),
+};
+
+const SalaOut = z.object({
+  id: z.string(),
+  nome: z.string(),
+  capacidade: z.number().int(),
+  recursos: z.array(z.string()),
+});
+const ListaDeSalas = z.object({ salas: z.array(SalaOut) });
+const Disponibilidade = z.object({
+  sala: z.string(),
+  livre: z.boolean(),
+  conflitos: z.array(z.object({ id: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() })),
+});
+const ReservaOut = z.object({
+  reserva: z.string().nullable(),
+  reservado: z.boolean(),
+  sala: z.string().nullable(),
+  inicio: z.string().nullable(),
+  fim: z.string().nullable(),
+  responsavel: z.string().nullable(),
+  politica: z.string().nullable(),
+  motivo: z.string().nullable(),
+});
+
+function completo<T extends Record<string, unknown>>(dados: T): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
+}
+
+function erro(mensagem: string): CallToolResult {
+  return { content: [{ type: 'text', text: mensagem }], isError: true };
+}
+
+export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec: RequestStateCodec<EstadoReserva>): void {
+  const versao = agenda.politica.versao;
+
+  servidor.registerTool(
+    'listar_salas',
+    {
+      description: 'Lista todas as salas com capacidade e recursos.',
+      outputSchema: ListaDeSalas,
+      annotations: { readOnlyHint: true },
+    },
+    () => completo({ salas: [...agenda.salas.values()] }),
+  );
+
+  servidor.registerTool(
+    'consultar_disponibilidade',
+    {
+      description: 'Diz se uma sala esta livre no intervalo, e quais reservas conflitam.',
+      inputSchema: z.object({ sala: campos.sala, inicio: campos.inicio, fim: campos.fim }),
+      outputSchema: Disponibilidade,
+      annotations: { readOnlyHint: true },
+    },
+    (pedido) => {
+      const validacao = agenda.validar(pedido);
+      if (!validacao.ok) return erro(validacao.erro);
+      const conflitos = agenda
+        .conflitos(validacao.sala.id, validacao.intervalo)
+        .map(({ id, inicio, fim, responsavel }) => ({ id, inicio, fim, responsavel }));
+      return completo({ sala: validacao.sala.id, livre: conflitos.length === 0, conflitos });
+    },
+  );
+
+  const reservada = (reserva: Reserva) =>
+    completo({ reserva: reserva.id, reservado: true, sala: reserva.sala, inicio: reserva.inicio, fim: reserva.fim, responsavel: reserva.responsavel, politica: versao, motivo: null });
+
+  const naoReservada = (motivo: string) =>
+    completo({ reserva: null, reservado: false, sala: null, inicio: null, fim: null, responsavel: null, politica: null, motivo });
+
+  const pedirEscolha = async (pedido: EstadoEscolhaDeSala['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
+    inputRequired({
+      inputRequests: {
+        [CHAVE_DA_ESCOLHA]: inputRequired.elicit({
+          message: 'A sala pedida esta ocupada nesse intervalo. Escolha uma alternativa.',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              sala: { type: 'string', title: 'Sala', description: 'Sala alternativa escolhida', enum: [...alternativas] },
+            },
+            required: ['sala'],
+          },
+        }),
+      },
+      requestState: await codec.mint({ passo: 'escolha_de_sala', pedido, alternativas }, ctx),
+    });
+
+  const responder = (resultado: Resultado, pedido: EstadoEscolhaDeSala['pedido'], ctx: ServerContext) => {
+    switch (resultado.tipo) {
+      case 'reservada':
+        return reservada(resultado.reserva);
+      case 'ocupada':
+        return pedirEscolha(pedido, resultado.alternativas, ctx);
+      case 'erro':
+        return erro(resultado.erro);
+    }
+  };
+
+  /** Second round: the sealed request wins over whatever arguments were re-sent. */
+  const continuar = (estado: EstadoEscolhaDeSala, ctx: ServerContext): CallToolResult | Promise<InputRequiredResult> => {
+    const resposta = inputResponse(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA);
+    if (resposta.kind === 'elicit' && resposta.action === 'decline') return naoReservada('recusado');
+    if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
+    const validacao = agenda.validar(estado.pedido);
+    if (!validacao.ok) return erro(validacao.erro);
+    const oferecidas = z.object({ sala: z.enum(estado.alternativas as [string, ...string[]]) });
+    const escolha = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA, oferecidas);
+    // A missing answer or a room that was not offered books nothing: ask again.
+    if (!escolha) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
+    const escolhida: Sala = agenda.salas.get(escolha.sala)!;
+    return responder(reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
+  };
+
+  const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoEscolhaDeSala['pedido'], pedida: Sala) =>
+    agenda.reservar(sala, intervalo, { inicio: pedido.inicio, fim: pedido.fim, responsavel: pedido.responsavel }, pedida);
+
+  servidor.registerTool(
+    FERRAMENTA_COM_PAUSA,
+    {
+      description: 'Reserva uma sala. Se o intervalo estiver ocupado, pergunta qual alternativa usar.',
+      inputSchema: z.object(campos),
+      outputSchema: ReservaOut,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (pedido, ctx) => {
+      const estado = ctx.mcpReq.requestState<EstadoReserva>();
+      if (estado) return continuar(estado, ctx);
+      const validacao = agenda.validar(pedido);
+      if (!validacao.ok) return erro(validacao.erro);
+      return responder(reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala), pedido, ctx);
+    },
+  );
+}
