@@ -1,0 +1,369 @@
+/**
+ * The MCP server as a real process over HTTP: every MCP-side acceptance
+ * criterion of the spec and the evaluator's steps 11-13. Each test books on
+ * its own day so that no test depends on another's bookings.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chamar, chamarFerramenta, textoDe, type Resposta } from '../../test/apoio/mcp.js';
+import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+
+const politica = readFileSync(new URL('../../dados/politica-de-uso.md', import.meta.url), 'utf8');
+const dia = (n: number) => `2027-01-${String(n).padStart(2, '0')}`;
+const as = (d: string, hora: string) => `${d}T${hora}:00-03:00`;
+
+describe('servidor-mcp over HTTP', () => {
+  const segredo = segredoDeTeste();
+  let mcp: Processo;
+  before(async () => {
+    mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+  });
+  after(() => mcp.parar());
+
+  type Pausa = Resposta & { args: Record<string, unknown> };
+  const reservar = async (sala: string, d: string, de: string, ate: string, responsavel = 'Doc', extra = {}): Promise<Pausa> => {
+    const args = { sala, inicio: as(d, de), fim: as(d, ate), responsavel };
+    return { ...(await chamarFerramenta(mcp.url, 'reservar_sala', args, extra)), args };
+  };
+  /** The original tools/call again, with a new id, the answer and the echoed state. */
+  const retry = (pausa: Pausa, resposta: unknown, args = pausa.args, extra: Record<string, unknown> = {}): Promise<Pausa> =>
+    retryEm(mcp.url, pausa, resposta, args, extra);
+  const retryEm = async (url: string, pausa: Pausa, resposta: unknown, args = pausa.args, extra: Record<string, unknown> = {}): Promise<Pausa> => {
+    const { inputRequests, requestState } = pausa.corpo.result;
+    const chave = Object.keys(inputRequests)[0]!;
+    return { args, ...(await chamarFerramenta(url, 'reservar_sala', args, {
+      params: { inputResponses: { [chave]: resposta }, requestState, ...extra },
+    })) };
+  };
+  /** Occupies garagem on day `d` 14-15 and asks for it again: a pause offering fusca and mirante. */
+  const pausar = async (d: string) => {
+    assert.equal((await reservar('sala-garagem', d, '14:00', '15:00', 'Marty')).corpo.result.structuredContent.reservado, true);
+    const pausa = await reservar('sala-garagem', d, '14:00', '15:00', 'Biff');
+    assert.equal(pausa.corpo.result.resultType, 'input_required', pausa.texto);
+    return pausa;
+  };
+
+  describe('discovery and reading', () => {
+    it('lists the three tools with object input schemas and honest annotations', async () => {
+      const r = await chamar(mcp.url, { metodo: 'tools/list' });
+      assert.equal(r.status, 200);
+      const tools = r.corpo.result.tools as any[];
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['consultar_disponibilidade', 'listar_salas', 'reservar_sala']);
+      for (const tool of tools) {
+        assert.equal(tool.inputSchema.type, 'object', tool.name);
+        assert.equal(typeof tool.outputSchema, 'object', tool.name);
+      }
+      const anotacao = (nome: string) => tools.find((t) => t.name === nome).annotations.readOnlyHint;
+      assert.equal(anotacao('listar_salas'), true);
+      assert.equal(anotacao('consultar_disponibilidade'), true);
+      assert.equal(anotacao('reservar_sala'), false);
+      assert.equal(typeof r.corpo.result.ttlMs, 'number');
+    });
+
+    it('listar_salas: structuredContent conforms to the output schema and equals the text block', async () => {
+      const r = await chamarFerramenta(mcp.url, 'listar_salas', {});
+      const { structuredContent } = r.corpo.result;
+      assert.deepEqual(JSON.parse(textoDe(r)), structuredContent);
+      assert.equal(structuredContent.salas.length, 5);
+      for (const sala of structuredContent.salas) {
+        assert.deepEqual(Object.keys(sala).sort(), ['capacidade', 'id', 'nome', 'recursos']);
+        assert.ok(Number.isInteger(sala.capacidade));
+      }
+    });
+
+    it('consultar_disponibilidade: free and taken, with the conflicting bookings', async () => {
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as('2026-11-03', '15:00'), fim: as('2026-11-03', '16:00') });
+      assert.deepEqual(livre.corpo.result.structuredContent, { sala: 'sala-garagem', livre: true, conflitos: [] });
+      const ocupada = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as('2026-11-03', '14:30'), fim: as('2026-11-03', '15:30') });
+      assert.deepEqual(ocupada.corpo.result.structuredContent, {
+        sala: 'sala-garagem',
+        livre: false,
+        conflitos: [{ id: 'res-0001', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Marty' }],
+      });
+      assert.deepEqual(JSON.parse(textoDe(ocupada)), ocupada.corpo.result.structuredContent);
+    });
+
+    it('reads politica://uso byte-identical to the data file, as markdown', async () => {
+      const r = await chamar(mcp.url, { metodo: 'resources/read', params: { uri: 'politica://uso' } });
+      assert.deepEqual(r.corpo.result.contents, [{ uri: 'politica://uso', mimeType: 'text/markdown', text: politica }]);
+    });
+
+    it('refuses an unknown resource with -32602, never an empty contents', async () => {
+      const r = await chamar(mcp.url, { metodo: 'resources/read', params: { uri: 'politica://inexistente' } });
+      assert.equal(r.corpo.error.code, -32602);
+    });
+
+    it('refuses an unknown tool', async () => {
+      const r = await chamarFerramenta(mcp.url, 'voar_delorean', {});
+      assert.equal(r.corpo.error.code, -32602);
+    });
+  });
+
+  describe('tool errors: isError with the exact texts', () => {
+    const casos: [string, string, string, string, string][] = [
+      ['sala inexistente', 'sala-delorean', '09:00', '10:00', 'Sala inexistente: sala-delorean'],
+      ['before the window', 'sala-aquario', '07:00', '08:00', 'Fora da janela de uso: a politica permite reservas entre 08:00 e 20:00'],
+      ['after the window', 'sala-aquario', '19:30', '20:30', 'Fora da janela de uso: a politica permite reservas entre 08:00 e 20:00'],
+      ['over two hours', 'sala-aquario', '09:00', '12:00', 'Duracao acima do limite: a politica permite no maximo 2 horas'],
+      ['inverted interval', 'sala-aquario', '10:00', '09:00', 'Intervalo invalido: fim deve ser posterior a inicio'],
+      ['empty interval', 'sala-aquario', '10:00', '10:00', 'Intervalo invalido: fim deve ser posterior a inicio'],
+    ];
+    for (const [caso, sala, de, ate, mensagem] of casos) {
+      for (const ferramenta of ['consultar_disponibilidade', 'reservar_sala']) {
+        it(`${ferramenta}: ${caso}`, async () => {
+          const r = await chamarFerramenta(mcp.url, ferramenta, { sala, inicio: as(dia(2), de), fim: as(dia(2), ate), responsavel: 'Doc' });
+          assert.equal(r.corpo.result.isError, true);
+          assert.equal(textoDe(r), mensagem);
+        });
+      }
+    }
+
+    it('a value that is not an ISO 8601 instant with an offset is a precise tool error', async () => {
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'sala-aquario', inicio: '2027-01-02T09:00:00', fim: as(dia(2), '10:00'), responsavel: 'Doc' });
+      assert.equal(r.corpo.result.isError, true);
+      assert.match(textoDe(r), /^Data\/hora invalida em inicio: use ISO 8601 com fuso explicito/);
+    });
+
+    it('UTC input is converted to Sao Paulo time: 11:00Z is 08:00 there', async () => {
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'sala-aquario', inicio: `${dia(3)}T11:00:00Z`, fim: `${dia(3)}T12:00:00Z`, responsavel: 'Doc' });
+      assert.equal(r.corpo.result.structuredContent.reservado, true, r.texto);
+    });
+
+    it('a conflict with no alternative is a tool error, not a pause', async () => {
+      assert.equal((await reservar('sala-mirante', dia(4), '11:00', '12:00')).corpo.result.structuredContent.reservado, true);
+      const r = await reservar('sala-mirante', dia(4), '11:00', '12:00');
+      assert.equal(r.corpo.result.isError, true);
+      assert.equal(textoDe(r), 'Sem alternativas disponiveis no intervalo');
+    });
+
+    it('bad argument types are a tool error, not a crash', async () => {
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 42, inicio: null, fim: [], responsavel: {} });
+      assert.equal(r.status, 200);
+      assert.equal(r.corpo.result.isError, true);
+    });
+  });
+
+  describe('protocol errors', () => {
+    it('_meta without protocolVersion: -32602 and HTTP 400', async () => {
+      const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': undefined } });
+      assert.equal(r.status, 400);
+      assert.equal(r.corpo.error.code, -32602);
+    });
+    it('_meta without clientCapabilities: -32602 and HTTP 400', async () => {
+      const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } });
+      assert.equal(r.status, 400);
+      assert.equal(r.corpo.error.code, -32602);
+    });
+    it('a 2025-era request (no header, no _meta) is refused with -32602 and HTTP 400, not served', async () => {
+      const corpo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      const r = await chamar(mcp.url, { metodo: 'tools/list', corpo, headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined } });
+      assert.equal(r.status, 400);
+      assert.equal(r.corpo.error.code, -32602);
+      const initialize = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const velho = await chamar(mcp.url, { metodo: 'initialize', corpo: initialize, headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined } });
+      assert.equal(velho.status, 400);
+      assert.equal(velho.corpo.error.code, -32602);
+    });
+    for (const [header, valor] of [
+      ['mcp-method', 'tools/list'],
+      ['mcp-name', 'consultar_disponibilidade'],
+      ['mcp-protocol-version', '2025-11-25'],
+    ] as const) {
+      it(`header ${header} disagreeing with the body: -32020`, async () => {
+        const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { headers: { [header]: valor } });
+        assert.equal(r.status, 400);
+        assert.equal(r.corpo.error.code, -32020);
+      });
+    }
+    it('malformed JSON: parse error with HTTP 400', async () => {
+      const r = await chamar(mcp.url, { metodo: 'tools/list', corpo: '{"jsonrpc": "2.0", "id": 1,' });
+      assert.equal(r.status, 400);
+      assert.equal(r.corpo.error.code, -32700);
+    });
+    it('no shape of garbage produces a 500 or a stack trace', async () => {
+      for (const corpo of ['[]', '[1,2]', '"texto"', '42', 'null', '{}', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":7}', '{"jsonrpc":"2.0","id":{},"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}']) {
+        const r = await chamar(mcp.url, { metodo: 'tools/list', corpo });
+        assert.ok(r.status < 500, `${corpo} -> ${r.status}`);
+        assert.doesNotMatch(r.texto, /at .*\.(ts|js):\d+/, corpo);
+      }
+    });
+    it('a body over 64 KiB is refused with 413', async () => {
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'x'.repeat(70_000), inicio: '', fim: '', responsavel: '' });
+      assert.equal(r.status, 413);
+      assert.equal(r.corpo.error.code, -32600);
+    });
+    it('another path answers 404 in JSON', async () => {
+      const r = await fetch(new URL('/outra', mcp.url), { method: 'POST', body: '{}' });
+      assert.equal(r.status, 404);
+      assert.equal((await r.json()).error.code, -32600);
+    });
+  });
+
+  describe('MRTR on reservar_sala', () => {
+    it('a conflict asks for one form-mode choice among the alternatives in order, with a sealed state', async () => {
+      const r = await reservar('sala-garagem', '2026-11-03', '14:00', '15:00', 'Marty');
+      assert.equal(r.status, 200);
+      const { resultType, inputRequests, requestState } = r.corpo.result;
+      assert.equal(resultType, 'input_required');
+      assert.equal(Object.keys(inputRequests).length, 1);
+      const pedido = Object.values(inputRequests)[0] as any;
+      assert.equal(pedido.method, 'elicitation/create');
+      assert.equal(pedido.params.mode, 'form');
+      assert.deepEqual(pedido.params.requestedSchema.required, ['sala']);
+      assert.deepEqual(Object.keys(pedido.params.requestedSchema.properties), ['sala']);
+      assert.deepEqual(pedido.params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
+      assert.match(requestState, /^v1\.[\w-]+\.[\w-]+$/);
+    });
+
+    for (const [caso, capacidades] of [
+      ['no capabilities', {}],
+      ['url-mode elicitation only', { elicitation: { url: {} } }],
+    ] as const) {
+      it(`a client with ${caso} gets -32021 with requiredCapabilities and HTTP 400`, async () => {
+        const r = await reservar('sala-garagem', '2026-11-03', '14:00', '15:00', 'Marty', { meta: { 'io.modelcontextprotocol/clientCapabilities': capacidades } });
+        assert.equal(r.status, 400);
+        assert.equal(r.corpo.error.code, -32021);
+        assert.deepEqual(r.corpo.error.data.requiredCapabilities, { elicitation: { form: {} } });
+      });
+    }
+
+    it('retry with a new id, inputResponses and the echoed state books the chosen room', async () => {
+      const pausa = await pausar(dia(5));
+      const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-mirante' } });
+      assert.notEqual(r.corpo.id, pausa.corpo.id);
+      assert.equal(r.corpo.result.resultType, 'complete');
+      assert.equal(r.corpo.result.isError, false);
+      const reserva = r.corpo.result.structuredContent;
+      assert.equal(reserva.reservado, true);
+      assert.equal(reserva.sala, 'sala-mirante');
+      assert.equal(reserva.inicio, as(dia(5), '14:00'));
+      assert.equal(reserva.responsavel, 'Biff');
+      assert.equal(reserva.politica, '2026-11-01');
+      assert.match(reserva.reserva, /^res-\d{4}$/);
+    });
+
+    it('decline and cancel complete without booking and without isError', async () => {
+      const pausa = await pausar(dia(6));
+      for (const [action, motivo] of [['decline', 'recusado'], ['cancel', 'cancelado']]) {
+        const r = await retry(pausa, { action });
+        assert.equal(r.corpo.result.resultType, 'complete');
+        assert.equal(r.corpo.result.isError, false);
+        assert.equal(r.corpo.result.structuredContent.reservado, false);
+        assert.equal(r.corpo.result.structuredContent.motivo, motivo);
+      }
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-fusca', inicio: as(dia(6), '14:00'), fim: as(dia(6), '15:00') });
+      assert.equal(livre.corpo.result.structuredContent.livre, true);
+    });
+
+    it('a tampered state is refused with -32602 at every position, and books nothing', async () => {
+      const pausa = await pausar(dia(7));
+      const estado: string = pausa.corpo.result.requestState;
+      const variantes = new Set<string>();
+      for (let i = 0; i < estado.length; i += Math.max(1, Math.floor(estado.length / 40))) {
+        variantes.add(estado.slice(0, i) + (estado[i] === 'A' ? 'B' : 'A') + estado.slice(i + 1));
+      }
+      variantes.add(estado.slice(0, -1));
+      variantes.add(`${estado}A`);
+      variantes.add(`${estado.slice(0, -6)}AAAAAA`);
+      variantes.add('');
+      variantes.add('v1.e30.e30');
+      for (const adulterado of variantes) {
+        const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }, undefined, { requestState: adulterado });
+        assert.equal(r.corpo.error?.code, -32602, `${adulterado}: ${r.texto}`);
+      }
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-fusca', inicio: as(dia(7), '14:00'), fim: as(dia(7), '15:00') });
+      assert.equal(livre.corpo.result.structuredContent.livre, true);
+      // The untouched state still works after all those refusals.
+      const certo = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.equal(certo.corpo.result.structuredContent.sala, 'sala-fusca');
+    });
+
+    it('re-sent arguments that differ from the sealed ones take no effect', async () => {
+      const pausa = await pausar(dia(8));
+      const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }, { sala: 'sala-aquario', inicio: as(dia(8), '09:00'), fim: as(dia(8), '10:00'), responsavel: 'Tannen' });
+      const reserva = r.corpo.result.structuredContent;
+      assert.deepEqual([reserva.sala, reserva.inicio, reserva.fim, reserva.responsavel], ['sala-fusca', as(dia(8), '14:00'), as(dia(8), '15:00'), 'Biff']);
+    });
+
+    it('a state replayed into another tool is refused', async () => {
+      const pausa = await pausar(dia(9));
+      const r = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as(dia(9), '14:00'), fim: as(dia(9), '15:00') }, { params: { requestState: pausa.corpo.result.requestState } });
+      assert.equal(r.corpo.error.code, -32602);
+    });
+
+    it('a state minted with another secret is refused', async () => {
+      const outro = await iniciarServidorMcp();
+      try {
+        const args = { sala: 'sala-garagem', inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Marty' };
+        const pausa = { ...(await chamarFerramenta(outro.url, 'reservar_sala', args)), args };
+        const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+        assert.equal(r.corpo.error.code, -32602);
+      } finally {
+        await outro.parar();
+      }
+    });
+
+    it('a choice outside the offered list books nothing and asks again', async () => {
+      const pausa = await pausar(dia(10));
+      for (const resposta of [{ action: 'accept', content: { sala: 'sala-aquario' } }, { action: 'accept', content: { sala: 'sala-garagem' } }, { action: 'accept', content: {} }, { action: 'accept' }, { qualquer: 1 }]) {
+        const r = await retry(pausa, resposta);
+        assert.equal(r.corpo.result.resultType, 'input_required', JSON.stringify(resposta));
+        assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
+      }
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-aquario', inicio: as(dia(10), '14:00'), fim: as(dia(10), '15:00') });
+      assert.equal(livre.corpo.result.structuredContent.livre, true);
+    });
+
+    it('if the chosen room was taken meanwhile, it pauses again with fresh alternatives, never double-books', async () => {
+      const pausa = await pausar(dia(11));
+      assert.equal((await reservar('sala-fusca', dia(11), '14:00', '15:00', 'Lorraine')).corpo.result.structuredContent.reservado, true);
+      const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.equal(r.corpo.result.resultType, 'input_required');
+      assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, ['sala-mirante']);
+      assert.notEqual(r.corpo.result.requestState, pausa.corpo.result.requestState);
+      const final = await retry(r, { action: 'accept', content: { sala: 'sala-mirante' } });
+      assert.equal(final.corpo.result.structuredContent.sala, 'sala-mirante');
+    });
+
+    it('logs method, id, tool, traceparent and outcome of each request, the retry with its own id', async () => {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Marty');
+      const pausa = await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Biff', { id: 'pedido-1', meta: { traceparent } });
+      await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      const primeira = await mcp.esperarLinha(/id="pedido-1"/);
+      assert.match(primeira, /metodo=tools\/call id="pedido-1" nome=reservar_sala traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 http=200 resultado=input_required \d+\.\dms$/);
+      assert.doesNotMatch(mcp.linhas.join('\n'), new RegExp(pausa.corpo.result.requestState.slice(3, 40)));
+      assert.doesNotMatch(mcp.linhas.join('\n'), new RegExp(segredo));
+    });
+  });
+
+  it('a retry works after the server restarts (same secret): the state carries everything', async () => {
+    const primeiro = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+    const args = { sala: 'sala-garagem', inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Marty' };
+    const pausa = { ...(await chamarFerramenta(primeiro.url, 'reservar_sala', args)), args };
+    assert.equal(pausa.corpo.result.resultType, 'input_required');
+    assert.equal(await primeiro.parar(), 0);
+    const segundo = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo, MCP_PORT: String(primeiro.porta) });
+    try {
+      const r = await retryEm(segundo.url, pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.equal(r.corpo.result.resultType, 'complete');
+      assert.equal(r.corpo.result.structuredContent.sala, 'sala-fusca');
+      assert.equal(r.corpo.result.structuredContent.reserva, 'res-0003', 'first booking of a fresh process');
+    } finally {
+      await segundo.parar();
+    }
+  });
+});
+
+describe('servidor-mcp start-up', () => {
+  for (const [caso, env, padrao] of [
+    ['without REQUEST_STATE_SECRET', { REQUEST_STATE_SECRET: '' }, /REQUEST_STATE_SECRET ausente ou curto/],
+    ['with a short secret', { REQUEST_STATE_SECRET: 'curto' }, /REQUEST_STATE_SECRET ausente ou curto \(minimo 32 bytes\)/],
+    ['with a TTL outside 5-30 minutes', { REQUEST_STATE_TTL_SECONDS: '60' }, /REQUEST_STATE_TTL_SECONDS=60: esperado um inteiro entre 300 e 1800/],
+  ] as const) {
+    it(`refuses to start ${caso}, naming the variable`, async () => {
+      await assert.rejects(iniciarServidorMcp(env), padrao);
+    });
+  }
+});
