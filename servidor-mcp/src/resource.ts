@@ -3,7 +3,7 @@ import type { Politica } from './dominio/politica.js';
 
 export const URI_DA_POLITICA = 'politica://uso';
 
-export function registrarPolitica(servidor: McpServer, politica: Politica): void {
+export function registrarPolitica(servidor: McpServer, politica: Politica, cacheMs: number): void {
   servidor.registerResource(
     'politica-de-uso',
     URI_DA_POLITICA,
@@ -11,6 +11,7 @@ export function registrarPolitica(servidor: McpServer, politica: Politica): void
       title: 'Politica de uso das salas',
       description: 'Regras de reserva; a primeira linha declara a versao.',
       mimeType: 'text/markdown',
+      cacheHint: { ttlMs: cacheMs },
     },
     (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: politica.texto }] }),
   );

@@ -8,6 +8,9 @@ import type { EstadoReserva } from './estado.js';
 import { registrarPolitica } from './resource.js';
 import { registrarFerramentas } from './tools.js';
 
+/** How long clients may reuse tools/list and the policy text. */
+export const CACHE_MS = 60_000;
+
 export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as const;
 
 export interface Dependencias {
@@ -21,10 +24,12 @@ export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpSer
   const servidor = new McpServer(IDENTIDADE, {
     capabilities: { tools: {}, resources: {} },
     requestState: { verify: codec.verify },
+    // The tool list never changes while the process runs; clients may reuse it for a minute.
+    cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });
   servidor.server.onerror = aoFalhar;
   registrarFerramentas(servidor, agenda, codec);
-  registrarPolitica(servidor, agenda.politica);
+  registrarPolitica(servidor, agenda.politica, CACHE_MS);
   return servidor;
 }
 

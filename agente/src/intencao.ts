@@ -1,0 +1,32 @@
+/**
+ * The two fixed sentences a client can say, parsed without any room rule:
+ * whether a room exists or a time is valid is the MCP server's call.
+ */
+export const FORMATO_DO_PEDIDO = 'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>';
+export const FORMATO_DA_ESCOLHA = 'escolha=<id da sala> ou escolha=recusar';
+
+export interface Pedido {
+  readonly sala: string;
+  readonly inicio: string;
+  readonly fim: string;
+  readonly responsavel: string;
+}
+
+export type Escolha = { readonly sala: string } | { readonly recusar: true };
+
+const PEDIDO = /^reservar\s+sala=(\S+)\s+inicio=(\S+)\s+fim=(\S+)\s+responsavel=([^\r\n]*\S)$/;
+const ESCOLHA = /^escolha=(\S+)$/;
+
+/** `responsavel` takes the rest of the line, spaces included. */
+export function lerPedido(texto: string): Pedido | undefined {
+  const partes = PEDIDO.exec(texto.trim());
+  if (!partes) return undefined;
+  const [, sala, inicio, fim, responsavel] = partes;
+  return { sala: sala!, inicio: inicio!, fim: fim!, responsavel: responsavel!.trim() };
+}
+
+export function lerEscolha(texto: string): Escolha | undefined {
+  const partes = ESCOLHA.exec(texto.trim());
+  if (!partes) return undefined;
+  return partes[1] === 'recusar' ? { recusar: true } : { sala: partes[1]! };
+}

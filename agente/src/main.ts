@@ -1,0 +1,151 @@
+/** The only file that listens: config, wiring, HTTP server, signals. */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer } from 'node:http';
+import { AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
+import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { CAMINHO_A2A, agentCard } from './card.js';
+import { ConfiguracaoInvalida, lerConfiguracao } from './config.js';
+import { Executor } from './executor.js';
+import { ClienteMcp } from './mcp-cliente.js';
+import { PausasEmMemoria, TarefasSemPausasOrfas } from './pausas.js';
+import { Ponte } from './ponte.js';
+import { lerTraceparent } from './trace.js';
+
+const CAMINHO_DO_CARD = '/.well-known/agent-card.json';
+const log = (linha: string) => process.stderr.write(`${linha}\n`);
+
+interface Registro {
+  nota?: string;
+}
+const registroAtual = new AsyncLocalStorage<Registro>();
+
+// @a2a-js/sdk reports handled JSON-RPC errors with console.error and a stack
+// trace; they belong to the request's own log line, not to loose stderr lines.
+const consoleError = console.error.bind(console);
+console.error = (...partes: unknown[]) => {
+  const registro = registroAtual.getStore();
+  if (!registro) return consoleError(...partes);
+  const erro = partes.find((parte): parte is Error => parte instanceof Error);
+  registro.nota = erro ? `${erro.name}: ${erro.message}` : partes.map(String).join(' ');
+};
+
+/** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
+const contextoA2A: ServerCallContextBuilder = (opcoes) =>
+  defaultServerCallContextBuilder({ ...opcoes, requestedVersion: opcoes.requestedVersion ?? '1.0' });
+
+/** One stderr line per request: method, JSON-RPC id, task, state reached, trace-id, duration. */
+const registrarRequisicao: RequestHandler = (req, res, next) => {
+  const comeco = performance.now();
+  const registro: Registro = {};
+  let corpo = '';
+  const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+  res.end = ((parte?: unknown, ...resto: unknown[]) => {
+    if (typeof parte === 'string' || Buffer.isBuffer(parte)) corpo += parte.toString();
+    return end(parte, ...resto);
+  }) as typeof res.end;
+  res.on('finish', () => {
+    let resposta: any;
+    try {
+      resposta = JSON.parse(corpo);
+    } catch {
+      resposta = undefined;
+    }
+    const task = resposta?.result?.task ?? resposta?.result;
+    const params = req.body?.params;
+    const taskId = [task?.id, params?.message?.taskId, params?.id].find((id) => typeof id === 'string') ?? '-';
+    const campos = [
+      `${req.method} ${req.originalUrl}`,
+      `metodo=${String(req.body?.method ?? '-')}`,
+      `id=${JSON.stringify(req.body?.id ?? null)}`,
+      `task=${taskId}`,
+      `estado=${resposta?.error ? `erro ${resposta.error.code}` : (task?.status?.state ?? '-')}`,
+      `trace=${lerTraceparent(req.headers.traceparent)?.traceId ?? '-'}`,
+      `http=${res.statusCode}`,
+    ];
+    if (registro.nota) campos.push(`nota=${JSON.stringify(registro.nota)}`);
+    log(`${campos.join(' ')} ${(performance.now() - comeco).toFixed(1)}ms`);
+  });
+  registroAtual.run(registro, next);
+};
+
+const erroDeJsonRpc = (res: express.Response, status: number, code: number, message: string) =>
+  res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
+
+/** Body limit and parse errors answered as JSON-RPC errors, before the SDK sees the request. */
+const errosDoCorpo: ErrorRequestHandler = (erro, _req, res, next) => {
+  if (erro?.type === 'entity.too.large') return erroDeJsonRpc(res, 413, -32600, 'Corpo acima do limite de 64 KiB');
+  if (erro instanceof SyntaxError || erro?.type === 'entity.parse.failed') return erroDeJsonRpc(res, 400, -32700, 'Parse error: o corpo nao e JSON valido');
+  next(erro);
+};
+
+function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL) {
+  const mcp = new ClienteMcp(config.mcpUrl, log);
+  const pausas = new PausasEmMemoria();
+  const card = agentCard(urlPublica);
+  const requestHandler = new DefaultRequestHandler(
+    AgentCard.fromJSON(card),
+    new TarefasSemPausasOrfas(new InMemoryTaskStore(), pausas),
+    new Executor(new Ponte(mcp, pausas)),
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    // A paused Task needs no live event bus: its continuation is a new SendMessage.
+    { keepBusAliveStates: [] },
+  );
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(registrarRequisicao);
+  // Served as the A2A JSON form directly: the SDK's card handler would
+  // serialize its internal message object, empty protobuf fields included.
+  app.get(CAMINHO_DO_CARD, (_req, res) => {
+    res.set('Access-Control-Allow-Origin', '*').json(card);
+  });
+  app.use(CAMINHO_A2A, express.json({ limit: config.limiteDoCorpoBytes }), errosDoCorpo);
+  app.use(CAMINHO_A2A, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A }));
+  app.use((_req, res) => erroDeJsonRpc(res, 404, -32601, `Nada aqui: o endpoint A2A e ${CAMINHO_A2A} e o card esta em ${CAMINHO_DO_CARD}`));
+  app.use(((erro, _req, res, _next) => {
+    log(`erro inesperado: ${erro instanceof Error ? erro.message : String(erro)}`);
+    erroDeJsonRpc(res, 500, -32603, 'Internal error');
+  }) as ErrorRequestHandler);
+  return { app, mcp };
+}
+
+function iniciar(): void {
+  const config = lerConfiguracao();
+  const servidor = createServer();
+  servidor.on('error', (erro) => {
+    log(`agente nao subiu: ${erro.message}`);
+    process.exit(1);
+  });
+  servidor.listen(config.porta, config.host, () => {
+    const endereco = servidor.address();
+    const porta = typeof endereco === 'object' && endereco ? endereco.port : config.porta;
+    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const urlPublica = config.urlPublica ?? new URL(`http://${host}:${porta}`);
+    const { app, mcp } = montarApp(config, urlPublica);
+    servidor.on('request', app);
+    log(`agente ouvindo em ${urlPublica.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHO_DO_CARD}, MCP em ${config.mcpUrl.href})`);
+    mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
+  });
+
+  const parar = (sinal: string) => {
+    log(`agente: ${sinal}, encerrando`);
+    servidor.close(() => process.exit(0));
+    servidor.closeIdleConnections();
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once('SIGTERM', () => parar('SIGTERM'));
+  process.once('SIGINT', () => parar('SIGINT'));
+}
+
+try {
+  iniciar();
+} catch (erro) {
+  log(`agente nao subiu: ${erro instanceof ConfiguracaoInvalida ? erro.message : String(erro)}`);
+  process.exit(1);
+}

@@ -1,0 +1,67 @@
+/**
+ * Where a paused Task keeps what MCP needs to continue. It lives beside the
+ * Task, never inside it: nothing here may appear in an A2A response.
+ */
+import { TaskState, type Task } from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { Trace } from './trace.js';
+
+export interface Pausa {
+  readonly ferramenta: string;
+  readonly argumentos: Record<string, unknown>;
+  /** The inputRequests key the server chose; the answer goes back under it. */
+  readonly chave: string;
+  /** Opaque: stored and echoed byte for byte, never opened. */
+  readonly requestState: string;
+  readonly alternativas: readonly string[];
+  /** The Task's trace, for a continuation that brings no traceparent of its own. */
+  readonly trace: Trace;
+}
+
+export interface Pausas {
+  guardar(taskId: string, pausa: Pausa): Promise<void>;
+  ler(taskId: string): Promise<Pausa | undefined>;
+  apagar(taskId: string): Promise<void>;
+}
+
+export class PausasEmMemoria implements Pausas {
+  private readonly porTask = new Map<string, Pausa>();
+
+  async guardar(taskId: string, pausa: Pausa): Promise<void> {
+    this.porTask.set(taskId, pausa);
+  }
+
+  async ler(taskId: string): Promise<Pausa | undefined> {
+    return this.porTask.get(taskId);
+  }
+
+  async apagar(taskId: string): Promise<void> {
+    this.porTask.delete(taskId);
+  }
+}
+
+const TERMINAIS = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
+
+/**
+ * A TaskStore that drops a Task's pause when the Task reaches a terminal
+ * state, whoever ended it (the bridge, or the SDK answering CancelTask).
+ */
+export class TarefasSemPausasOrfas implements TaskStore {
+  constructor(
+    private readonly tarefas: TaskStore,
+    private readonly pausas: Pausas,
+  ) {}
+
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    await this.tarefas.save(task, context);
+    if (task.status && TERMINAIS.has(task.status.state)) await this.pausas.apagar(task.id);
+  }
+
+  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return this.tarefas.load(taskId, context);
+  }
+
+  list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
+    return this.tarefas.list(...args);
+  }
+}

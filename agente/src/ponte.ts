@@ -1,0 +1,172 @@
+/**
+ * THE bridge between MCP's multi-round-trip requests and A2A Tasks, in the
+ * spec's order:
+ *   1-2. a request opens a Task and becomes an MCP tools/call;
+ *   3-4. input_required pauses the Task with the alternatives, and the
+ *        requestState is kept with that Task (see Pausas), never shown;
+ *   5.   the client's answer repeats the original tools/call on a new
+ *        JSON-RPC id, with inputResponses and the state echoed unchanged;
+ *   6.   a booking completes the Task with its artifact; a refusal cancels it.
+ * It translates protocol and decides no room rule.
+ */
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
+import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
+import type { Pausa, Pausas } from './pausas.js';
+import { traceparentFilho, type Trace } from './trace.js';
+
+export const FERRAMENTA_DE_RESERVA = 'reservar_sala';
+export const URI_DA_POLITICA = 'politica://uso';
+
+/** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
+export interface ReservaFeita {
+  readonly reserva: string;
+  readonly sala: string;
+  readonly inicio: string;
+  readonly fim: string;
+  readonly responsavel: string;
+  readonly politica: string;
+}
+
+export type Desfecho =
+  | { readonly estado: 'concluida'; readonly mensagem: string; readonly reserva: ReservaFeita }
+  | { readonly estado: 'pausada' | 'cancelada' | 'falhou'; readonly mensagem: string };
+
+type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
+
+/** The pause text is compared byte for byte by clients: no prefix, no greeting. */
+export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
+
+const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
+
+/** An expected failure with a message for the client (bugs stay plain Errors). */
+class Recusa extends Error {}
+
+export class Ponte {
+  constructor(
+    private readonly mcp: Mcp,
+    private readonly pausas: Pausas,
+  ) {}
+
+  /** Steps 1-4: a new Task's request. */
+  async atender(taskId: string, texto: string, trace: Trace): Promise<Desfecho> {
+    const pedido = lerPedido(texto);
+    if (!pedido) return falhou(`Pedido fora do formato. Use: ${FORMATO_DO_PEDIDO}`);
+    return this.falando(async () => {
+      await this.exigirFerramenta(trace);
+      const argumentos = { ...pedido };
+      return this.traduzir(taskId, argumentos, await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)), trace);
+    });
+  }
+
+  /** Step 5: the client's answer to a paused Task. */
+  async retomar(taskId: string, texto: string, traceDaRequisicao: Trace | undefined): Promise<Desfecho> {
+    const pausa = await this.pausas.ler(taskId);
+    if (!pausa) return falhou('Esta Task nao tem pergunta pendente no agente (ele pode ter sido reiniciado sem TASKS_DB): envie o pedido de novo.');
+    const trace = traceDaRequisicao ?? pausa.trace;
+    const escolha = lerEscolha(texto);
+    // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
+    if (!escolha || ('sala' in escolha && !pausa.alternativas.includes(escolha.sala))) {
+      return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
+    }
+    const resposta = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
+    return this.falando(async () => {
+      const resultado = await this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), {
+        inputResponses: { [pausa.chave]: resposta },
+        requestState: pausa.requestState,
+      });
+      return this.traduzir(taskId, pausa.argumentos, resultado, trace);
+    }, taskId);
+  }
+
+  /** A Task canceled while paused leaves nothing behind. */
+  esquecer(taskId: string): Promise<void> {
+    return this.pausas.apagar(taskId);
+  }
+
+  /** Steps 4 and 6: the MCP result becomes the Task's next state. */
+  private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace): Promise<Desfecho> {
+    if (resultado.resultType === 'input_required') {
+      const pausa = lerPergunta(resultado, argumentos, trace);
+      await this.pausas.guardar(taskId, pausa);
+      return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
+    }
+    await this.pausas.apagar(taskId);
+    if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
+    const feita = resultado.structuredContent as Partial<ReservaFeita> & { reservado?: boolean; motivo?: string } | undefined;
+    if (feita?.reservado !== true) {
+      return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${feita?.motivo ?? 'recusado'}).` };
+    }
+    const reserva: ReservaFeita = {
+      reserva: String(feita.reserva),
+      sala: String(feita.sala),
+      inicio: String(feita.inicio),
+      fim: String(feita.fim),
+      responsavel: String(feita.responsavel),
+      politica: await this.versaoDaPolitica(trace),
+    };
+    return { estado: 'concluida', mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`, reserva };
+  }
+
+  /** Discovery before the first call: the tool list is the server's, not ours (cached while its ttlMs allows). */
+  private async exigirFerramenta(trace: Trace): Promise<void> {
+    const ferramentas = await this.mcp.ferramentas(traceparentFilho(trace));
+    if (!ferramentas.some((ferramenta) => ferramenta.name === FERRAMENTA_DE_RESERVA)) {
+      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${FERRAMENTA_DE_RESERVA}.`);
+    }
+  }
+
+  /** The version declared on the first line of politica://uso (`versao: ...`). */
+  private async versaoDaPolitica(trace: Trace): Promise<string> {
+    const texto = await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace));
+    const versao = /^versao:\s*(\S+)/.exec(texto.split('\n', 1)[0] ?? '')?.[1];
+    if (!versao) throw new Recusa(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
+    return versao;
+  }
+
+  /** MCP failures end the Task with a message the client can act on; the agent keeps serving. */
+  private async falando(conversa: () => Promise<Desfecho>, taskPausada?: string): Promise<Desfecho> {
+    try {
+      return await conversa();
+    } catch (erro) {
+      if (taskPausada) await this.pausas.apagar(taskPausada);
+      if (erro instanceof Recusa) return falhou(erro.message);
+      if (erro instanceof ProtocolError) {
+        return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}). Se a pergunta expirou, envie o pedido de novo.`);
+      }
+      return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${erro instanceof Error ? erro.message : String(erro)}`);
+    }
+  }
+}
+
+/**
+ * The one form-mode question this agent knows how to relay: a choice of
+ * `sala` among an enum (or a single const).
+ */
+function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace): Pausa {
+  const entradas = Object.entries(resultado.inputRequests ?? {});
+  const [chave, pedido] = entradas[0] ?? [];
+  const params = (pedido as { method?: string; params?: any } | undefined)?.params;
+  const sala = params?.requestedSchema?.properties?.sala;
+  const alternativas: unknown = sala?.enum ?? (sala?.const !== undefined ? [sala.const] : undefined);
+  if (
+    entradas.length !== 1 ||
+    (pedido as { method?: string }).method !== 'elicitation/create' ||
+    params?.mode !== 'form' ||
+    !Array.isArray(alternativas) ||
+    alternativas.length === 0 ||
+    !alternativas.every((id) => typeof id === 'string') ||
+    typeof resultado.requestState !== 'string'
+  ) {
+    throw new Recusa('O servidor MCP fez uma pergunta que este agente nao sabe repassar.');
+  }
+  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace };
+}
+
+function textoDe(resultado: { content?: unknown }): string {
+  const blocos = Array.isArray(resultado.content) ? resultado.content : [];
+  return blocos
+    .map((bloco: { type?: string; text?: string }) => (bloco.type === 'text' ? (bloco.text ?? '') : ''))
+    .filter(Boolean)
+    .join('\n');
+}

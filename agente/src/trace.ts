@@ -1,0 +1,30 @@
+/**
+ * W3C trace context, only as far as the spec needs it: keep the caller's
+ * trace-id, give every MCP request its own span-id.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface Trace {
+  readonly traceId: string;
+  readonly flags: string;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const ZEROS = /^0+$/;
+
+/** A valid version-00 traceparent, or undefined (invalid headers are ignored, as the W3C spec says). */
+export function lerTraceparent(valor: string | string[] | undefined): Trace | undefined {
+  if (typeof valor !== 'string') return undefined;
+  const partes = TRACEPARENT.exec(valor.trim());
+  if (!partes || ZEROS.test(partes[1]!) || ZEROS.test(partes[2]!)) return undefined;
+  return { traceId: partes[1]!, flags: partes[3]! };
+}
+
+export function novoTrace(): Trace {
+  return { traceId: randomBytes(16).toString('hex'), flags: '01' };
+}
+
+/** The traceparent for one outgoing request: same trace, new span. */
+export function traceparentFilho(trace: Trace): string {
+  return `00-${trace.traceId}-${randomBytes(8).toString('hex')}-${trace.flags}`;
+}
