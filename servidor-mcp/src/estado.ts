@@ -19,13 +19,28 @@ export interface EstadoEscolhaDeSala {
 export type EstadoReserva = EstadoEscolhaDeSala;
 
 export function criarCodec(segredo: string, validadeSegundos: number): RequestStateCodec<EstadoReserva> {
-  return createRequestStateCodec<EstadoReserva>({
+  const codec = createRequestStateCodec<EstadoReserva>({
     key: segredo,
     ttlSeconds: validadeSegundos,
     // Only one tool mints state; binding to it makes a state replayed into
     // another method or tool fail verification instead of being ignored.
     bind: (ctx: ServerContext) => `${ctx.mcpReq.method}\0${nomeDaFerramenta(ctx) ?? ''}`,
   });
+  return {
+    mint: (payload, ctx) => codec.mint(payload, ctx),
+    verify: (estado, ctx) => {
+      // The SDK decodes base64url leniently: the spare low bits of the last
+      // character are ignored, so a one-character edit there verifies. The
+      // signed bytes are the same, but a changed state must never be accepted.
+      if (!emBase64urlCanonico(estado)) return Promise.reject(new Error('malformed'));
+      return codec.verify(estado, ctx);
+    },
+  };
+}
+
+function emBase64urlCanonico(estado: string): boolean {
+  const [versao, ...partes] = estado.split('.');
+  return versao === 'v1' && partes.length > 0 && partes.every((parte) => Buffer.from(parte, 'base64url').toString('base64url') === parte);
 }
 
 /** The tool a tools/call names; the SDK's context does not carry it, the HTTP request's mirrored header does. */

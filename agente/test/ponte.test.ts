@@ -1,0 +1,145 @@
+/** The bridge against a fake MCP client: the translation rules, one by one. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
+import { PausasEmMemoria } from '../src/pausas.js';
+import { Ponte } from '../src/ponte.js';
+import { novoTrace } from '../src/trace.js';
+
+const PEDIDO = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty';
+const POLITICA = 'versao: 2026-11-01\n\n- regras\n';
+
+const pausa = (alternativas: unknown, extra: Record<string, unknown> = {}): ResultadoDaFerramenta => ({
+  resultType: 'input_required',
+  inputRequests: { chave_do_servidor: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { sala: alternativas }, required: ['sala'] } } } },
+  requestState: 'estado-opaco',
+  ...extra,
+});
+const reservada = (sala: string): ResultadoDaFerramenta => ({
+  content: [],
+  structuredContent: { reserva: 'res-0009', reservado: true, sala, inicio: 'i', fim: 'f', responsavel: 'Marty', politica: '2026-11-01', motivo: null },
+});
+
+class McpFalso {
+  readonly url = new URL('http://mcp.test/mcp');
+  readonly chamadas: { name: string; args: Record<string, unknown>; traceparent: string; continuacao?: Continuacao }[] = [];
+  ferramentasListadas = 0;
+  constructor(private readonly respostas: (ResultadoDaFerramenta | Error)[], private readonly nomes = ['reservar_sala']) {}
+  async ferramentas(_traceparent: string) {
+    this.ferramentasListadas++;
+    return this.nomes.map((name) => ({ name, inputSchema: { type: 'object' as const } }));
+  }
+  async lerTexto() {
+    return POLITICA;
+  }
+  async chamar(name: string, args: Record<string, unknown>, traceparent: string, continuacao?: Continuacao) {
+    this.chamadas.push({ name, args, traceparent, continuacao });
+    const resposta = this.respostas.shift();
+    if (!resposta) throw new Error('chamada inesperada');
+    if (resposta instanceof Error) throw resposta;
+    return resposta;
+  }
+}
+
+const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
+  const mcp = new McpFalso(respostas, ferramentas);
+  return { mcp, ponte: new Ponte(mcp, new PausasEmMemoria()) };
+};
+
+describe('Ponte', () => {
+  it('a request outside the format fails with the format, without calling MCP', async () => {
+    const { mcp, ponte } = montar([]);
+    const desfecho = await ponte.atender('t', 'quero uma sala', novoTrace());
+    assert.equal(desfecho.estado, 'falhou');
+    assert.match(desfecho.mensagem, /reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>/);
+    assert.equal(mcp.chamadas.length + mcp.ferramentasListadas, 0);
+  });
+
+  it('discovers the tool before calling it, and fails clearly when it is missing', async () => {
+    const { mcp, ponte } = montar([], ['listar_salas']);
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    assert.deepEqual(desfecho, { estado: 'falhou', mensagem: 'O servidor MCP nao oferece a ferramenta reservar_sala.' });
+    assert.equal(mcp.ferramentasListadas, 1);
+  });
+
+  it('a tool error fails the Task with the exact text', async () => {
+    const { ponte } = montar([{ content: [{ type: 'text', text: 'Sala inexistente: sala-x' }], isError: true }]);
+    assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace()), { estado: 'falhou', mensagem: 'Sala inexistente: sala-x' });
+  });
+
+  it('a booking completes with the artifact and the policy version read from the resource', async () => {
+    const { ponte } = montar([reservada('sala-garagem')]);
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    assert.equal(desfecho.estado, 'concluida');
+    assert.deepEqual(desfecho.estado === 'concluida' && desfecho.reserva, { reserva: 'res-0009', sala: 'sala-garagem', inicio: 'i', fim: 'f', responsavel: 'Marty', politica: '2026-11-01' });
+  });
+
+  it('input_required pauses with the enum in order; a const counts as one alternative', async () => {
+    for (const [sala, linha] of [
+      [{ type: 'string', enum: ['sala-fusca', 'sala-mirante'] }, 'alternativas: sala-fusca, sala-mirante'],
+      [{ type: 'string', const: 'sala-mirante' }, 'alternativas: sala-mirante'],
+    ] as const) {
+      const { ponte } = montar([pausa(sala)]);
+      assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace()), { estado: 'pausada', mensagem: linha });
+    }
+  });
+
+  it('the answer repeats the original call with inputResponses under the same key and the state unchanged', async () => {
+    const { mcp, ponte } = montar([pausa({ type: 'string', enum: ['sala-fusca', 'sala-mirante'] }), reservada('sala-mirante')]);
+    const trace = novoTrace();
+    await ponte.atender('t', PEDIDO, trace);
+    const desfecho = await ponte.retomar('t', 'escolha=sala-mirante', undefined);
+    assert.equal(desfecho.estado, 'concluida');
+    const [primeira, retry] = mcp.chamadas;
+    assert.deepEqual(retry!.args, primeira!.args);
+    assert.deepEqual(retry!.continuacao, { inputResponses: { chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } } }, requestState: 'estado-opaco' });
+    assert.equal(retry!.traceparent.split('-')[1], trace.traceId, 'a continuation without traceparent keeps the Task trace');
+  });
+
+  it('recusar declines and cancels', async () => {
+    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca'] }), { content: [], structuredContent: { reservado: false, motivo: 'recusado' } }]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    assert.equal((await ponte.retomar('t', 'escolha=recusar', undefined)).estado, 'cancelada');
+    assert.deepEqual(mcp.chamadas[1]!.continuacao!.inputResponses, { chave_do_servidor: { action: 'decline' } });
+  });
+
+  it('a choice outside the list, or other text, repeats the question without calling MCP', async () => {
+    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] })]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    for (const texto of ['escolha=sala-aquario', 'sim', '']) {
+      assert.deepEqual(await ponte.retomar('t', texto, undefined), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
+    }
+    assert.equal(mcp.chamadas.length, 1);
+  });
+
+  it('a retry answered with input_required pauses again with the new list and state', async () => {
+    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] }), pausa({ enum: ['sala-mirante'] }, { requestState: 'estado-2' }), reservada('sala-mirante')]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    assert.deepEqual(await ponte.retomar('t', 'escolha=sala-fusca', undefined), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
+    await ponte.retomar('t', 'escolha=sala-mirante', undefined);
+    assert.equal(mcp.chamadas[2]!.continuacao!.requestState, 'estado-2');
+  });
+
+  it('paused state is per Task', async () => {
+    const { mcp, ponte } = montar([pausa({ enum: ['a'] }, { requestState: 'sa' }), pausa({ enum: ['b'] }, { requestState: 'sb' }), reservada('b'), reservada('a')]);
+    await ponte.atender('A', PEDIDO, novoTrace());
+    await ponte.atender('B', PEDIDO, novoTrace());
+    await ponte.retomar('B', 'escolha=b', undefined);
+    await ponte.retomar('A', 'escolha=a', undefined);
+    assert.deepEqual(mcp.chamadas.slice(2).map((c) => c.continuacao!.requestState), ['sb', 'sa']);
+  });
+
+  it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
+    const { ponte } = montar([pausa({ enum: ['a'] }), new Error('fetch failed')]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    const desfecho = await ponte.retomar('t', 'escolha=a', undefined);
+    assert.equal(desfecho.estado, 'falhou');
+    assert.match(desfecho.mensagem, /^Servidor MCP indisponivel em http:\/\/mcp\.test\/mcp: fetch failed/);
+    assert.equal((await ponte.retomar('t', 'escolha=a', undefined)).estado, 'falhou');
+  });
+
+  it('an elicitation it cannot relay fails instead of guessing', async () => {
+    const { ponte } = montar([pausa({ type: 'string' })]);
+    assert.equal((await ponte.atender('t', PEDIDO, novoTrace())).estado, 'falhou');
+  });
+});
