@@ -1,4 +1,6 @@
 /** Environment read and validated once, before anything listens. */
+import { ConfiguracaoInvalida, lerPorta } from 'compartilhado/ambiente';
+
 export interface Configuracao {
   readonly porta: number;
   readonly host: string;
@@ -7,8 +9,6 @@ export interface Configuracao {
   readonly urlPublica: URL | undefined;
   readonly limiteDoCorpoBytes: number;
 }
-
-export class ConfiguracaoInvalida extends Error {}
 
 function url(env: NodeJS.ProcessEnv, nome: string, padrao?: string): URL | undefined {
   const bruto = env[nome] || padrao;
@@ -23,13 +23,8 @@ function url(env: NodeJS.ProcessEnv, nome: string, padrao?: string): URL | undef
 }
 
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
-  const brutoDaPorta = env.AGENTE_PORT || '7300';
-  const porta = Number(brutoDaPorta);
-  if (!Number.isInteger(porta) || porta < 0 || porta > 65535) {
-    throw new ConfiguracaoInvalida(`AGENTE_PORT=${brutoDaPorta}: esperado um inteiro entre 0 e 65535`);
-  }
   return Object.freeze({
-    porta,
+    porta: lerPorta(env, 'AGENTE_PORT', 7300),
     host: env.AGENTE_HOST || '127.0.0.1',
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp')!,
     urlPublica: url(env, 'AGENTE_URL'),

@@ -4,9 +4,10 @@ import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { escutar, executarProcesso, log } from 'compartilhado/processo';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { CAMINHO_A2A, agentCard } from './card.js';
-import { ConfiguracaoInvalida, lerConfiguracao } from './config.js';
+import { lerConfiguracao } from './config.js';
 import { Executor } from './executor.js';
 import { ClienteMcp } from './mcp-cliente.js';
 import { PausasEmMemoria, TarefasSemPausasOrfas } from './pausas.js';
@@ -14,7 +15,6 @@ import { Ponte } from './ponte.js';
 import { lerTraceparent } from './trace.js';
 
 const CAMINHO_DO_CARD = '/.well-known/agent-card.json';
-const log = (linha: string) => process.stderr.write(`${linha}\n`);
 
 interface Registro {
   nota?: string;
@@ -115,37 +115,16 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL) 
   return { app, mcp };
 }
 
-function iniciar(): void {
+executarProcesso('agente', async () => {
   const config = lerConfiguracao();
   const servidor = createServer();
-  servidor.on('error', (erro) => {
-    log(`agente nao subiu: ${erro.message}`);
-    process.exit(1);
-  });
-  servidor.listen(config.porta, config.host, () => {
-    const endereco = servidor.address();
-    const porta = typeof endereco === 'object' && endereco ? endereco.port : config.porta;
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-    const urlPublica = config.urlPublica ?? new URL(`http://${host}:${porta}`);
-    const { app, mcp } = montarApp(config, urlPublica);
-    servidor.on('request', app);
-    log(`agente ouvindo em ${urlPublica.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHO_DO_CARD}, MCP em ${config.mcpUrl.href})`);
-    mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
-  });
-
-  const parar = (sinal: string) => {
-    log(`agente: ${sinal}, encerrando`);
-    servidor.close(() => process.exit(0));
-    servidor.closeIdleConnections();
-    setTimeout(() => process.exit(0), 5000).unref();
-  };
-  process.once('SIGTERM', () => parar('SIGTERM'));
-  process.once('SIGINT', () => parar('SIGINT'));
-}
-
-try {
-  iniciar();
-} catch (erro) {
-  log(`agente nao subiu: ${erro instanceof ConfiguracaoInvalida ? erro.message : String(erro)}`);
-  process.exit(1);
-}
+  const porta = await escutar(servidor, config.porta, config.host);
+  // The card needs the bound port, so the app is built once listening.
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const urlPublica = config.urlPublica ?? new URL(`http://${host}:${porta}`);
+  const { app, mcp } = montarApp(config, urlPublica);
+  servidor.on('request', app);
+  log(`agente ouvindo em ${urlPublica.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHO_DO_CARD}, MCP em ${config.mcpUrl.href})`);
+  mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
+  return servidor;
+});

@@ -6,14 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { a2a, artefato, corposRecebidos, enviar, estado, mensagem, obter, pedido, tarefa } from '../../test/apoio/a2a.js';
-import { iniciarAgente, iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+import { chamar } from '../../test/apoio/mcp.js';
+import { iniciarAgente, iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const dia = (n: number) => `2027-02-${String(n).padStart(2, '0')}`;
 
+/** Every MCP stderr line of the requests answered so far. */
+const logDoMcp = (mcp: Processo) => linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }));
 /** MCP stderr lines of tools/call, in order. */
-const chamadasDeFerramenta = (mcp: Processo) => mcp.linhas.filter((linha) => linha.includes('metodo=tools/call'));
+const chamadasDeFerramenta = async (mcp: Processo) => (await logDoMcp(mcp)).filter((linha) => linha.includes('metodo=tools/call'));
 const idDe = (linha: string) => /\bid=(\S+)/.exec(linha)![1];
 
 describe('agente + servidor-mcp', () => {
@@ -81,11 +84,11 @@ describe('agente + servidor-mcp', () => {
     });
 
     it('a request outside the format: FAILED with the expected format, and no MCP call', async () => {
-      const antes = chamadasDeFerramenta(mcp).length;
+      const antes = (await chamadasDeFerramenta(mcp)).length;
       const resposta = await enviar(agente.url, 'reserva a garagem amanha');
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
       assert.match(mensagem(resposta), /reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>/);
-      assert.equal(chamadasDeFerramenta(mcp).length, antes);
+      assert.equal((await chamadasDeFerramenta(mcp)).length, antes);
     });
 
     it('terminal states are final: COMPLETED, FAILED and CANCELED Tasks refuse a new message', async () => {
@@ -122,13 +125,13 @@ describe('agente + servidor-mcp', () => {
 
     it('escolha=<id> repeats the tools/call on a new id and completes in the chosen room', async () => {
       const pausa = await pausar(dia(4), 'Biff', { traceparent: TRACEPARENT });
-      const antes = chamadasDeFerramenta(mcp).length;
+      const antes = (await chamadasDeFerramenta(mcp)).length;
       const fim = await enviar(agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
       assert.equal(estado(fim), 'TASK_STATE_COMPLETED');
       const reserva = JSON.parse(artefato(fim).parts[0].text);
       assert.equal(reserva.sala, 'sala-mirante');
       assert.equal(reserva.responsavel, 'Biff');
-      const chamadas = chamadasDeFerramenta(mcp);
+      const chamadas = await chamadasDeFerramenta(mcp);
       const retry = chamadas[antes]!;
       const original = chamadas[antes - 1]!;
       assert.match(original, /resultado=input_required/);
@@ -147,13 +150,13 @@ describe('agente + servidor-mcp', () => {
 
     it('a choice outside the enum, or any other text, keeps INPUT_REQUIRED with the same line and calls nothing', async () => {
       const pausa = await pausar(dia(6));
-      const antes = chamadasDeFerramenta(mcp).length;
+      const antes = (await chamadasDeFerramenta(mcp)).length;
       for (const texto of ['escolha=sala-aquario', 'escolha=sala-garagem', 'talvez', '']) {
         const resposta = await enviar(agente.url, texto, { taskId: tarefa(pausa).id });
         assert.equal(estado(resposta), 'TASK_STATE_INPUT_REQUIRED');
         assert.equal(mensagem(resposta), 'alternativas: sala-fusca, sala-mirante');
       }
-      assert.equal(chamadasDeFerramenta(mcp).length, antes);
+      assert.equal((await chamadasDeFerramenta(mcp)).length, antes);
       assert.equal(estado(await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id })), 'TASK_STATE_COMPLETED');
     });
 
@@ -189,9 +192,9 @@ describe('agente + servidor-mcp', () => {
     });
 
     it('with a traceparent header, every MCP request of the Task carries its trace-id with a new span-id', async () => {
-      const marca = mcp.linhas.length;
+      const marca = (await logDoMcp(mcp)).length;
       await enviar(agente.url, pedido('sala-fusca', dia(14), '09:00', '10:00'), { traceparent: TRACEPARENT });
-      const linhas = mcp.linhas.slice(marca).filter((l) => l.includes('metodo=tools/call'));
+      const linhas = (await logDoMcp(mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call'));
       assert.ok(linhas.length >= 1);
       for (const linha of linhas) {
         assert.ok(linha.includes(`traceparent=00-${TRACE_ID}-`), linha);
@@ -200,17 +203,17 @@ describe('agente + servidor-mcp', () => {
     });
 
     it('without one, the agent starts its own trace and keeps it across the continuation', async () => {
-      const marca = mcp.linhas.length;
+      const marca = (await logDoMcp(mcp)).length;
       const pausa = await pausar(dia(15));
       await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
-      const chamadas = mcp.linhas.slice(marca).filter((l) => l.includes('metodo=tools/call')).slice(-2);
+      const chamadas = (await logDoMcp(mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call')).slice(-2);
       const traces = chamadas.map((l) => /traceparent=00-([0-9a-f]{32})-/.exec(l)?.[1]);
       assert.equal(traces.length, 2);
       assert.ok(traces[0] && traces[0] === traces[1], chamadas.join('\n'));
     });
 
-    it('evaluator step 5: tools/list appears in the MCP log before the first tools/call of the agent', () => {
-      const clienteDoAgente = mcp.linhas.filter((l) => /traceparent=00-/.test(l));
+    it('evaluator step 5: tools/list appears in the MCP log before the first tools/call of the agent', async () => {
+      const clienteDoAgente = (await logDoMcp(mcp)).filter((l) => /traceparent=00-/.test(l));
       const lista = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/list'));
       const chamada = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/call'));
       assert.ok(lista >= 0 && lista < chamada, clienteDoAgente.slice(0, 3).join('\n'));

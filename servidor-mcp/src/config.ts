@@ -1,5 +1,6 @@
 /** Environment read and validated once, before anything listens. */
 import { fileURLToPath } from 'node:url';
+import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 
 export interface Configuracao {
   readonly porta: number;
@@ -10,20 +11,8 @@ export interface Configuracao {
   readonly limiteDoCorpoBytes: number;
 }
 
-export class ConfiguracaoInvalida extends Error {}
-
 const MINIMO_DO_SEGREDO = 32;
 const VALIDADE = { padrao: 600, minima: 300, maxima: 1800 };
-
-function inteiro(env: NodeJS.ProcessEnv, nome: string, padrao: number, minimo: number, maximo: number): number {
-  const bruto = env[nome];
-  if (bruto === undefined || bruto === '') return padrao;
-  const valor = Number(bruto);
-  if (!Number.isInteger(valor) || valor < minimo || valor > maximo) {
-    throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado um inteiro entre ${minimo} e ${maximo}`);
-  }
-  return valor;
-}
 
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
   const segredo = env.REQUEST_STATE_SECRET ?? '';
@@ -34,10 +23,10 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     );
   }
   return Object.freeze({
-    porta: inteiro(env, 'MCP_PORT', 7301, 0, 65535),
+    porta: lerPorta(env, 'MCP_PORT', 7301),
     host: env.MCP_HOST || '127.0.0.1',
     segredo,
-    validadeDoEstadoSegundos: inteiro(env, 'REQUEST_STATE_TTL_SECONDS', VALIDADE.padrao, VALIDADE.minima, VALIDADE.maxima),
+    validadeDoEstadoSegundos: lerInteiro(env, 'REQUEST_STATE_TTL_SECONDS', VALIDADE.padrao, VALIDADE.minima, VALIDADE.maxima),
     pastaDeDados: env.DADOS_DIR || fileURLToPath(new URL('../../dados/', import.meta.url)),
     limiteDoCorpoBytes: 64 * 1024,
   });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { chamar, chamarFerramenta, textoDe, type Resposta } from '../../test/apoio/mcp.js';
-import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+import { iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 
 const politica = readFileSync(new URL('../../dados/politica-de-uso.md', import.meta.url), 'utf8');
 const dia = (n: number) => `2027-01-${String(n).padStart(2, '0')}`;
@@ -334,10 +334,11 @@ describe('servidor-mcp over HTTP', () => {
       await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Marty');
       const pausa = await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Biff', { id: 'pedido-1', meta: { traceparent } });
       await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
-      const primeira = await mcp.esperarLinha(/id="pedido-1"/);
+      const linhas = await linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }));
+      const primeira = linhas.find((linha) => linha.includes('id="pedido-1"'))!;
       assert.match(primeira, /metodo=tools\/call id="pedido-1" nome=reservar_sala traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 http=200 resultado=input_required \d+\.\dms$/);
-      assert.doesNotMatch(mcp.linhas.join('\n'), new RegExp(pausa.corpo.result.requestState.slice(3, 40)));
-      assert.doesNotMatch(mcp.linhas.join('\n'), new RegExp(segredo));
+      assert.doesNotMatch(linhas.join('\n'), new RegExp(pausa.corpo.result.requestState.slice(3, 40)));
+      assert.doesNotMatch(linhas.join('\n'), new RegExp(segredo));
     });
   });
 

@@ -89,3 +89,15 @@ export const iniciarServidorMcp = (env: Record<string, string> = {}) =>
 
 export const iniciarAgente = (mcpUrl: string, env: Record<string, string> = {}) =>
   iniciar('agente/src/main.ts', { AGENTE_PORT: '0', MCP_URL: mcpUrl, ...env });
+
+/**
+ * A process writes its log line as a request ends, and the pipe delivers it
+ * a little later. A marker request is a barrier: once its own line is read,
+ * every line of the requests that ended before it has been read too.
+ */
+export async function linhasAte(processo: Processo, marcar: (id: string) => Promise<unknown>): Promise<string[]> {
+  const id = `barreira-${randomBytes(6).toString('hex')}`;
+  await marcar(id);
+  await processo.esperarLinha(new RegExp(id));
+  return processo.linhas.filter((linha) => !linha.includes('barreira-'));
+}

@@ -1,0 +1,42 @@
+/**
+ * The lifecycle both processes share: start or exit 1 with one readable
+ * line, listen, and on SIGTERM/SIGINT stop accepting, let in-flight
+ * requests finish, and exit 0.
+ */
+import type { Server } from 'node:http';
+import { ConfiguracaoInvalida } from './ambiente.js';
+
+export const log = (linha: string): void => void process.stderr.write(`${linha}\n`);
+
+const PRAZO_PARA_ENCERRAR_MS = 5000;
+
+/** Listens and resolves with the port actually bound (port 0 picks a free one). */
+export function escutar(servidor: Server, porta: number, host: string): Promise<number> {
+  return new Promise((resolver, rejeitar) => {
+    servidor.once('error', rejeitar);
+    servidor.listen(porta, host, () => {
+      servidor.off('error', rejeitar);
+      const endereco = servidor.address();
+      resolver(typeof endereco === 'object' && endereco ? endereco.port : porta);
+    });
+  });
+}
+
+export function executarProcesso(nome: string, iniciar: () => Promise<Server>): void {
+  iniciar().then(
+    (servidor) => {
+      const parar = (sinal: string) => {
+        log(`${nome}: ${sinal}, encerrando`);
+        servidor.close(() => process.exit(0));
+        servidor.closeIdleConnections();
+        setTimeout(() => process.exit(0), PRAZO_PARA_ENCERRAR_MS).unref();
+      };
+      process.once('SIGTERM', () => parar('SIGTERM'));
+      process.once('SIGINT', () => parar('SIGINT'));
+    },
+    (erro: unknown) => {
+      log(`${nome} nao subiu: ${erro instanceof ConfiguracaoInvalida || erro instanceof Error ? erro.message : String(erro)}`);
+      process.exit(1);
+    },
+  );
+}
