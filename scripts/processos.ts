@@ -1,0 +1,93 @@
+/**
+ * Starts the real processes (for `npm start`, `npm run validar` and the
+ * end-to-end tests): readiness read from the process's own "ouvindo em"
+ * line, stderr kept for assertions and shown when a boot fails.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const RAIZ = fileURLToPath(new URL('../', import.meta.url));
+const PRONTO = /ouvindo em (http:\/\/\S+)/;
+
+export interface Processo {
+  /** The URL the process printed when ready (endpoint for MCP, base for the agent). */
+  readonly url: string;
+  readonly porta: number;
+  /** Every stderr line so far. */
+  readonly linhas: string[];
+  /** Resolves with the first line (already seen or future) that matches. */
+  esperarLinha(padrao: RegExp, ms?: number): Promise<string>;
+  parar(sinal?: NodeJS.Signals): Promise<number | null>;
+  readonly filho: ChildProcess;
+}
+
+export interface Opcoes {
+  /** Also echo every line, with this prefix, to our own stderr. */
+  readonly prefixo?: string;
+  readonly ms?: number;
+}
+
+export async function iniciar(arquivo: string, env: Record<string, string>, { prefixo, ms = 20_000 }: Opcoes = {}): Promise<Processo> {
+  const filho = spawn(process.execPath, ['--import', 'tsx', arquivo], {
+    cwd: RAIZ,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const linhas: string[] = [];
+  const ouvintes = new Set<() => void>();
+  let resto = '';
+  const receber = (parte: Buffer) => {
+    resto += parte.toString('utf8');
+    const completas = resto.split('\n');
+    resto = completas.pop() ?? '';
+    linhas.push(...completas);
+    if (prefixo) for (const linha of completas) process.stderr.write(`${prefixo} ${linha}\n`);
+    for (const ouvinte of ouvintes) ouvinte();
+  };
+  filho.stderr!.on('data', receber);
+  filho.stdout!.on('data', receber);
+  const saida = new Promise<number | null>((resolver) => filho.once('exit', (codigo) => resolver(codigo)));
+
+  const esperarLinha = (padrao: RegExp, limite = ms) =>
+    new Promise<string>((resolver, rejeitar) => {
+      const conferir = () => {
+        const linha = linhas.find((l) => padrao.test(l));
+        if (!linha) return false;
+        ouvintes.delete(conferir);
+        clearTimeout(relogio);
+        resolver(linha);
+        return true;
+      };
+      const relogio = setTimeout(() => {
+        ouvintes.delete(conferir);
+        rejeitar(new Error(`${arquivo}: nenhuma linha casou ${padrao} em ${limite}ms\n${linhas.join('\n')}`));
+      }, limite);
+      ouvintes.add(conferir);
+      if (!conferir()) {
+        void saida.then((codigo) => {
+          if (ouvintes.has(conferir) && !conferir()) {
+            ouvintes.delete(conferir);
+            clearTimeout(relogio);
+            rejeitar(new Error(`${arquivo} saiu (${codigo}) antes de ${padrao}\n${linhas.join('\n')}`));
+          }
+        });
+      }
+    });
+
+  const url = PRONTO.exec(await esperarLinha(PRONTO))![1]!;
+  return {
+    url,
+    porta: Number(new URL(url).port),
+    linhas,
+    esperarLinha,
+    filho,
+    async parar(sinal: NodeJS.Signals = 'SIGTERM') {
+      if (filho.exitCode === null && filho.signalCode === null) filho.kill(sinal);
+      return saida;
+    },
+  };
+}
+
+export const ARQUIVO_DO_MCP = 'servidor-mcp/src/main.ts';
+export const ARQUIVO_DO_AGENTE = 'agente/src/main.ts';
+
