@@ -6,26 +6,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SendMessageRequest, TaskState, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { iniciar } from '../scripts/processos.js';
-import { iniciarAgente, iniciarServidorMcp, segredoDeTeste, type Processo } from './apoio/processos.js';
+import { ambosOsProcessos, iniciarAgente, segredoDeTeste } from './apoio/processos.js';
 
 const texto = (partes: Part[] = []) => partes.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
 
 describe('official clients against the real processes', () => {
-  let mcp: Processo;
-  let agente: Processo;
-  before(async () => {
-    mcp = await iniciarServidorMcp();
-    agente = await iniciarAgente(mcp.url);
-  });
-  after(async () => {
-    await agente.parar();
-    await mcp.parar();
-  });
+  const processos = ambosOsProcessos();
 
   it('@modelcontextprotocol/client: discover, list, read, input_required, retry on a new id', async () => {
     const cliente = new Client({ name: 'teste', version: '1.0.0' }, {
@@ -33,7 +24,7 @@ describe('official clients against the real processes', () => {
       versionNegotiation: { mode: { pin: '2026-07-28' } },
       inputRequired: { autoFulfill: false },
     });
-    await cliente.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+    await cliente.connect(new StreamableHTTPClientTransport(new URL(processos.mcp.url)));
     try {
       const { tools } = await cliente.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['consultar_disponibilidade', 'listar_salas', 'reservar_sala']);
@@ -60,7 +51,7 @@ describe('official clients against the real processes', () => {
   });
 
   it('@a2a-js/sdk client: card discovery, SendMessage, pause, continuation, GetTask', async () => {
-    const cliente = await new ClientFactory().createFromUrl(agente.url);
+    const cliente = await new ClientFactory().createFromUrl(processos.agente.url);
     const enviar = async (conteudo: string, taskId?: string) =>
       (await cliente.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: conteudo }], ...(taskId ? { taskId } : {}) } }))) as Task;
     const pedido = 'reservar sala=sala-garagem inicio=2026-11-06T14:00:00-03:00 fim=2026-11-06T15:00:00-03:00 responsavel=George';
@@ -76,7 +67,7 @@ describe('official clients against the real processes', () => {
   });
 
   it('npm run reservar with --escolha: the terminal client completes a paused booking', async () => {
-    const args = ['--import', 'tsx', 'scripts/reservar.ts', '--agente', agente.url, '--escolha', 'sala-fusca', 'reservar sala=sala-garagem inicio=2026-11-05T14:00:00-03:00 fim=2026-11-05T15:00:00-03:00 responsavel=Lorraine'];
+    const args = ['--import', 'tsx', 'scripts/reservar.ts', '--agente', processos.agente.url, '--escolha', 'sala-fusca', 'reservar sala=sala-garagem inicio=2026-11-05T14:00:00-03:00 fim=2026-11-05T15:00:00-03:00 responsavel=Lorraine'];
     // First make the room taken so that the client meets a pause.
     const primeira = spawn(process.execPath, [...args.slice(0, 5), args.at(-1)!], { stdio: 'pipe' });
     assert.equal(await new Promise((r) => primeira.once('exit', r)), 0);

@@ -8,13 +8,13 @@ import { escutar, executarProcesso, log } from 'compartilhado/processo';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { CAMINHO_A2A, agentCard } from './card.js';
 import { lerConfiguracao } from './config.js';
+import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
 import { ClienteMcp } from './mcp-cliente.js';
 import { PausasEmMemoria, TarefasSemPausasOrfas } from './pausas.js';
 import { Ponte } from './ponte.js';
 import { lerTraceparent } from './trace.js';
 
-const CAMINHO_DO_CARD = '/.well-known/agent-card.json';
 
 interface Registro {
   nota?: string;
@@ -100,14 +100,20 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL) 
   const app = express();
   app.disable('x-powered-by');
   app.use(registrarRequisicao);
-  // Served as the A2A JSON form directly: the SDK's card handler would
-  // serialize its internal message object, empty protobuf fields included.
-  app.get(CAMINHO_DO_CARD, (_req, res) => {
-    res.set('Access-Control-Allow-Origin', '*').json(card);
+  app.use((_req, res, next) => {
+    res.set('Link', LINKS);
+    next();
   });
+  // The card is served in the A2A JSON form directly: the SDK's card handler
+  // would serialize its internal message object, empty protobuf fields included.
+  for (const [caminho, { tipo, corpo }] of publicar(card, urlPublica, config.mcpUrl)) {
+    app.get(caminho, (_req, res) => {
+      res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
+    });
+  }
   app.use(CAMINHO_A2A, express.json({ limit: config.limiteDoCorpoBytes }), errosDoCorpo);
   app.use(CAMINHO_A2A, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A }));
-  app.use((_req, res) => erroDeJsonRpc(res, 404, -32601, `Nada aqui: o endpoint A2A e ${CAMINHO_A2A} e o card esta em ${CAMINHO_DO_CARD}`));
+  app.use((_req, res) => erroDeJsonRpc(res, 404, -32601, `Nada aqui: o endpoint A2A e ${CAMINHO_A2A} e o card esta em ${CAMINHOS.card}`));
   app.use(((erro, _req, res, _next) => {
     log(`erro inesperado: ${erro instanceof Error ? erro.message : String(erro)}`);
     erroDeJsonRpc(res, 500, -32603, 'Internal error');
@@ -121,10 +127,12 @@ executarProcesso('agente', async () => {
   const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  const urlPublica = config.urlPublica ?? new URL(`http://${host}:${porta}`);
+  const urlLocal = new URL(`http://${host}:${porta}`);
+  const urlPublica = config.urlPublica ?? urlLocal;
   const { app, mcp } = montarApp(config, urlPublica);
   servidor.on('request', app);
-  log(`agente ouvindo em ${urlPublica.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHO_DO_CARD}, MCP em ${config.mcpUrl.href})`);
+  const publica = urlPublica === urlLocal ? '' : `, URL publica ${urlPublica.href}`;
+  log(`agente ouvindo em ${urlLocal.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href})`);
   mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
   return servidor;
 });

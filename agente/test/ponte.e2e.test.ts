@@ -4,10 +4,10 @@
  * responses and from the MCP server's stderr. Each test books on its own day.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { a2a, artefato, corposRecebidos, enviar, estado, mensagem, obter, pedido, tarefa } from '../../test/apoio/a2a.js';
 import { chamar } from '../../test/apoio/mcp.js';
-import { iniciarAgente, iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte, type Processo } from '../../test/apoio/processos.js';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -20,34 +20,24 @@ const chamadasDeFerramenta = async (mcp: Processo) => (await logDoMcp(mcp)).filt
 const idDe = (linha: string) => /\bid=(\S+)/.exec(linha)![1];
 
 describe('agente + servidor-mcp', () => {
-  const segredo = segredoDeTeste();
-  let mcp: Processo;
-  let agente: Processo;
-  before(async () => {
-    mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
-    agente = await iniciarAgente(mcp.url);
-  });
-  after(async () => {
-    await agente.parar();
-    await mcp.parar();
-  });
+  const processos = ambosOsProcessos();
 
   /** Occupies garagem 14-15 on day d, then asks for it over A2A: a paused Task offering fusca and mirante. */
   const pausar = async (d: string, responsavel = 'Biff', opcoes = {}) => {
-    assert.equal(estado(await enviar(agente.url, pedido('sala-garagem', d, '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
-    const pausa = await enviar(agente.url, pedido('sala-garagem', d, '14:00', '15:00', responsavel), opcoes);
+    assert.equal(estado(await enviar(processos.agente.url, pedido('sala-garagem', d, '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+    const pausa = await enviar(processos.agente.url, pedido('sala-garagem', d, '14:00', '15:00', responsavel), opcoes);
     assert.equal(estado(pausa), 'TASK_STATE_INPUT_REQUIRED', pausa.texto);
     return pausa;
   };
 
   describe('Agent Card', () => {
     it('is a v1.0 card with the JSON-RPC interface, version 1.0 and the reservar-sala skill', async () => {
-      const resposta = await fetch(new URL('/.well-known/agent-card.json', agente.url));
+      const resposta = await fetch(new URL('/.well-known/agent-card.json', processos.agente.url));
       assert.equal(resposta.status, 200);
       assert.equal(resposta.headers.get('access-control-allow-origin'), '*');
       const card = await resposta.json();
       assert.equal(card.name, 'Central de Salas');
-      assert.deepEqual(card.supportedInterfaces, [{ url: `${agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      assert.deepEqual(card.supportedInterfaces, [{ url: `${processos.agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
       assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
       assert.deepEqual(card.defaultInputModes, ['text/plain']);
       const skill = card.skills.find((s: { id: string }) => s.id === 'reservar-sala');
@@ -58,7 +48,7 @@ describe('agente + servidor-mcp', () => {
 
   describe('Tasks', () => {
     it('a free room: COMPLETED with the artifact reserva and the policy version; GetTask shows it all', async () => {
-      const resposta = await enviar(agente.url, pedido('sala-porao', dia(1), '09:00', '10:00'), { traceparent: TRACEPARENT });
+      const resposta = await enviar(processos.agente.url, pedido('sala-porao', dia(1), '09:00', '10:00'), { traceparent: TRACEPARENT });
       assert.equal(resposta.status, 200);
       assert.equal(estado(resposta), 'TASK_STATE_COMPLETED');
       const task = tarefa(resposta);
@@ -70,48 +60,48 @@ describe('agente + servidor-mcp', () => {
       assert.deepEqual({ ...reserva, reserva: undefined }, { reserva: undefined, sala: 'sala-porao', inicio: `${dia(1)}T09:00:00-03:00`, fim: `${dia(1)}T10:00:00-03:00`, responsavel: 'Doc', politica: '2026-11-01' });
       assert.match(reserva.reserva, /^res-\d{4}$/);
       assert.equal(mensagem(resposta), `Reserva ${reserva.reserva} confirmada na sala-porao.`);
-      const lida = await obter(agente.url, task.id);
+      const lida = await obter(processos.agente.url, task.id);
       assert.deepEqual([tarefa(lida).id, tarefa(lida).contextId, estado(lida)], [task.id, task.contextId, 'TASK_STATE_COMPLETED']);
       assert.deepEqual(artefato(lida), artefato(resposta));
     });
 
     it('an unknown room: FAILED with the exact tool text in the history', async () => {
-      const resposta = await enviar(agente.url, pedido('sala-inexistente', dia(1), '09:00', '10:00'));
+      const resposta = await enviar(processos.agente.url, pedido('sala-inexistente', dia(1), '09:00', '10:00'));
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
       assert.equal(mensagem(resposta), 'Sala inexistente: sala-inexistente');
-      const historico = tarefa(await obter(agente.url, tarefa(resposta).id)).history;
+      const historico = tarefa(await obter(processos.agente.url, tarefa(resposta).id)).history;
       assert.ok(historico.some((m: any) => m.role === 'ROLE_AGENT' && m.parts[0].text === 'Sala inexistente: sala-inexistente'));
     });
 
     it('a request outside the format: FAILED with the expected format, and no MCP call', async () => {
-      const antes = (await chamadasDeFerramenta(mcp)).length;
-      const resposta = await enviar(agente.url, 'reserva a garagem amanha');
+      const antes = (await chamadasDeFerramenta(processos.mcp)).length;
+      const resposta = await enviar(processos.agente.url, 'reserva a garagem amanha');
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
       assert.match(mensagem(resposta), /reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>/);
-      assert.equal((await chamadasDeFerramenta(mcp)).length, antes);
+      assert.equal((await chamadasDeFerramenta(processos.mcp)).length, antes);
     });
 
     it('terminal states are final: COMPLETED, FAILED and CANCELED Tasks refuse a new message', async () => {
-      const concluida = await enviar(agente.url, pedido('sala-aquario', dia(2), '09:00', '10:00'));
-      const falha = await enviar(agente.url, pedido('sala-x', dia(2), '09:00', '10:00'));
+      const concluida = await enviar(processos.agente.url, pedido('sala-aquario', dia(2), '09:00', '10:00'));
+      const falha = await enviar(processos.agente.url, pedido('sala-x', dia(2), '09:00', '10:00'));
       const pausa = await pausar(dia(2));
-      const cancelada = await enviar(agente.url, 'escolha=recusar', { taskId: tarefa(pausa).id });
+      const cancelada = await enviar(processos.agente.url, 'escolha=recusar', { taskId: tarefa(pausa).id });
       assert.equal(estado(cancelada), 'TASK_STATE_CANCELED');
       for (const resposta of [concluida, falha, cancelada]) {
         const id = tarefa(resposta).id;
-        const de_novo = await enviar(agente.url, 'escolha=sala-mirante', { taskId: id });
+        const de_novo = await enviar(processos.agente.url, 'escolha=sala-mirante', { taskId: id });
         assert.ok(de_novo.corpo.error, de_novo.texto);
-        assert.equal(estado(await obter(agente.url, id)), estado(resposta));
+        assert.equal(estado(await obter(processos.agente.url, id)), estado(resposta));
       }
     });
 
     it('an unknown task is an error, not a new Task', async () => {
-      const resposta = await enviar(agente.url, 'escolha=sala-fusca', { taskId: 'task-que-nao-existe' });
+      const resposta = await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: 'task-que-nao-existe' });
       assert.equal(resposta.corpo.error.code, -32001);
     });
 
     it('works without an A2A-Version header, and refuses an unsupported one', async () => {
-      const velho = await a2a(agente.url, 'GetTask', { id: 'x' }, { 'A2A-Version': '0.3' });
+      const velho = await a2a(processos.agente.url, 'GetTask', { id: 'x' }, { 'A2A-Version': '0.3' });
       assert.ok(velho.corpo.error);
     });
   });
@@ -120,18 +110,18 @@ describe('agente + servidor-mcp', () => {
     it('a taken room pauses with exactly "alternativas: <ids>" in enum order', async () => {
       const pausa = await pausar(dia(3));
       assert.equal(mensagem(pausa), 'alternativas: sala-fusca, sala-mirante');
-      assert.equal(estado(await obter(agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
+      assert.equal(estado(await obter(processos.agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
     });
 
     it('escolha=<id> repeats the tools/call on a new id and completes in the chosen room', async () => {
       const pausa = await pausar(dia(4), 'Biff', { traceparent: TRACEPARENT });
-      const antes = (await chamadasDeFerramenta(mcp)).length;
-      const fim = await enviar(agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
+      const antes = (await chamadasDeFerramenta(processos.mcp)).length;
+      const fim = await enviar(processos.agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
       assert.equal(estado(fim), 'TASK_STATE_COMPLETED');
       const reserva = JSON.parse(artefato(fim).parts[0].text);
       assert.equal(reserva.sala, 'sala-mirante');
       assert.equal(reserva.responsavel, 'Biff');
-      const chamadas = await chamadasDeFerramenta(mcp);
+      const chamadas = await chamadasDeFerramenta(processos.mcp);
       const retry = chamadas[antes]!;
       const original = chamadas[antes - 1]!;
       assert.match(original, /resultado=input_required/);
@@ -143,28 +133,28 @@ describe('agente + servidor-mcp', () => {
 
     it('escolha=recusar ends CANCELED and books nothing', async () => {
       const pausa = await pausar(dia(5));
-      const fim = await enviar(agente.url, 'escolha=recusar', { taskId: tarefa(pausa).id });
+      const fim = await enviar(processos.agente.url, 'escolha=recusar', { taskId: tarefa(pausa).id });
       assert.equal(estado(fim), 'TASK_STATE_CANCELED');
       assert.equal(artefato(fim), undefined);
     });
 
     it('a choice outside the enum, or any other text, keeps INPUT_REQUIRED with the same line and calls nothing', async () => {
       const pausa = await pausar(dia(6));
-      const antes = (await chamadasDeFerramenta(mcp)).length;
+      const antes = (await chamadasDeFerramenta(processos.mcp)).length;
       for (const texto of ['escolha=sala-aquario', 'escolha=sala-garagem', 'talvez', '']) {
-        const resposta = await enviar(agente.url, texto, { taskId: tarefa(pausa).id });
+        const resposta = await enviar(processos.agente.url, texto, { taskId: tarefa(pausa).id });
         assert.equal(estado(resposta), 'TASK_STATE_INPUT_REQUIRED');
         assert.equal(mensagem(resposta), 'alternativas: sala-fusca, sala-mirante');
       }
-      assert.equal((await chamadasDeFerramenta(mcp)).length, antes);
-      assert.equal(estado(await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id })), 'TASK_STATE_COMPLETED');
+      assert.equal((await chamadasDeFerramenta(processos.mcp)).length, antes);
+      assert.equal(estado(await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id })), 'TASK_STATE_COMPLETED');
     });
 
     it('CancelTask on a paused Task ends it CANCELED for good', async () => {
       const pausa = await pausar(dia(7));
-      const cancelada = await a2a(agente.url, 'CancelTask', { id: tarefa(pausa).id });
+      const cancelada = await a2a(processos.agente.url, 'CancelTask', { id: tarefa(pausa).id });
       assert.equal(estado(cancelada), 'TASK_STATE_CANCELED');
-      assert.ok((await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id })).corpo.error);
+      assert.ok((await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id })).corpo.error);
     });
 
     it('many paused Tasks at once, continued in reverse order, each finish with their own booking', async () => {
@@ -172,7 +162,7 @@ describe('agente + servidor-mcp', () => {
       const pausas = await Promise.all(dias.map((d, i) => pausar(d, `Pessoa ${i}`)));
       const fins = [];
       for (const [i, pausa] of [...pausas.entries()].reverse()) {
-        fins[i] = await enviar(agente.url, `escolha=${i % 2 ? 'sala-fusca' : 'sala-mirante'}`, { taskId: tarefa(pausa).id });
+        fins[i] = await enviar(processos.agente.url, `escolha=${i % 2 ? 'sala-fusca' : 'sala-mirante'}`, { taskId: tarefa(pausa).id });
       }
       const reservas = fins.map((fim) => JSON.parse(artefato(fim).parts[0].text));
       reservas.forEach((reserva, i) => {
@@ -184,17 +174,17 @@ describe('agente + servidor-mcp', () => {
     });
 
     it('is deterministic: the same request twice gives the same pause text', async () => {
-      await enviar(agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
-      const a = await enviar(agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
-      const b = await enviar(agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
+      await enviar(processos.agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
+      const a = await enviar(processos.agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
+      const b = await enviar(processos.agente.url, pedido('sala-porao', dia(13), '09:00', '10:00'));
       assert.equal(mensagem(a), mensagem(b));
       assert.match(mensagem(a), /^alternativas: /);
     });
 
     it('with a traceparent header, every MCP request of the Task carries its trace-id with a new span-id', async () => {
-      const marca = (await logDoMcp(mcp)).length;
-      await enviar(agente.url, pedido('sala-fusca', dia(14), '09:00', '10:00'), { traceparent: TRACEPARENT });
-      const linhas = (await logDoMcp(mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call'));
+      const marca = (await logDoMcp(processos.mcp)).length;
+      await enviar(processos.agente.url, pedido('sala-fusca', dia(14), '09:00', '10:00'), { traceparent: TRACEPARENT });
+      const linhas = (await logDoMcp(processos.mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call'));
       assert.ok(linhas.length >= 1);
       for (const linha of linhas) {
         assert.ok(linha.includes(`traceparent=00-${TRACE_ID}-`), linha);
@@ -203,17 +193,17 @@ describe('agente + servidor-mcp', () => {
     });
 
     it('without one, the agent starts its own trace and keeps it across the continuation', async () => {
-      const marca = (await logDoMcp(mcp)).length;
+      const marca = (await logDoMcp(processos.mcp)).length;
       const pausa = await pausar(dia(15));
-      await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
-      const chamadas = (await logDoMcp(mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call')).slice(-2);
+      await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
+      const chamadas = (await logDoMcp(processos.mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call')).slice(-2);
       const traces = chamadas.map((l) => /traceparent=00-([0-9a-f]{32})-/.exec(l)?.[1]);
       assert.equal(traces.length, 2);
       assert.ok(traces[0] && traces[0] === traces[1], chamadas.join('\n'));
     });
 
     it('evaluator step 5: tools/list appears in the MCP log before the first tools/call of the agent', async () => {
-      const clienteDoAgente = (await logDoMcp(mcp)).filter((l) => /traceparent=00-/.test(l));
+      const clienteDoAgente = (await logDoMcp(processos.mcp)).filter((l) => /traceparent=00-/.test(l));
       const lista = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/list'));
       const chamada = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/call'));
       assert.ok(lista >= 0 && lista < chamada, clienteDoAgente.slice(0, 3).join('\n'));
@@ -222,9 +212,9 @@ describe('agente + servidor-mcp', () => {
 
   it('a paused Task survives a restart of the MCP server', async () => {
     const pausa = await pausar(dia(16));
-    assert.equal(await mcp.parar(), 0);
-    mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo, MCP_PORT: String(mcp.porta) });
-    const fim = await enviar(agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
+    assert.equal(await processos.mcp.parar(), 0);
+    processos.mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: processos.segredo, MCP_PORT: String(processos.mcp.porta) });
+    const fim = await enviar(processos.agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
     assert.equal(estado(fim), 'TASK_STATE_COMPLETED', fim.texto);
   });
 

@@ -94,7 +94,13 @@ function resumo(pedido: unknown, registro: Registro): string {
   return campos.join(' ');
 }
 
-export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number, log: (linha: string) => void) {
+/** Public JSON documents served beside /mcp (path -> body) with CORS, and the Link header announcing them. */
+export interface Publicos {
+  readonly documentos: ReadonlyMap<string, string>;
+  readonly link: string;
+}
+
+export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number, log: (linha: string) => void, { documentos, link }: Publicos) {
   const sdk = toNodeHandler(handler, { maxRequestBodySize: limiteDoCorpo });
   const origemPermitida = localhostOriginValidation();
 
@@ -104,6 +110,12 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
     let pedido: unknown;
     await registroAtual.run(registro, async () => {
       const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
+      res.setHeader('link', link);
+      const documento = documentos.get(caminho);
+      if (documento !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' }).end(req.method === 'GET' ? documento : undefined);
+        return void (registro.status = 200);
+      }
       if (caminho !== CAMINHO) return Object.assign(registro, responderErro(res, 404, -32600, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
       // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
       if (!origemPermitida(req, res)) return void (registro.status = 403);
@@ -138,6 +150,6 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
       if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
       else res.end();
     });
-    log(`${new Date().toISOString()} ${req.method ?? '-'} ${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
+    log(`${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${req.url} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
   };
 }

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { escutar, executarProcesso, log } from 'compartilhado/processo';
 import { lerConfiguracao } from './config.js';
 import { carregarAgenda } from './dados.js';
+import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard } from './descoberta.js';
 import { criarCodec } from './estado.js';
 import { anotarFalha, CAMINHO, criarAtendimento } from './http.js';
 import { criarHandler } from './servidor.js';
@@ -12,7 +13,9 @@ executarProcesso('servidor-mcp', async () => {
   const agenda = carregarAgenda(config.pastaDeDados);
   const codec = criarCodec(config.segredo, config.validadeDoEstadoSegundos);
   const handler = criarHandler({ agenda, codec, aoFalhar: anotarFalha });
-  const servidor = createServer(criarAtendimento(handler, config.limiteDoCorpoBytes, log));
+  const serverCard = JSON.stringify(await criarServerCard(handler), null, 2);
+  const publicos = { documentos: new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]), link: LINK_DO_SERVER_CARD };
+  const servidor = createServer(criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos));
   const porta = await escutar(servidor, config.porta, config.host);
   log(`servidor-mcp ouvindo em http://${config.host}:${porta}${CAMINHO} (politica ${agenda.politica.versao})`);
   return servidor;

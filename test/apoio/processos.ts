@@ -1,5 +1,6 @@
 /** The real processes, on free ports (port 0), for end-to-end tests. */
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../../scripts/processos.js';
 
 export type { Processo };
@@ -22,4 +23,21 @@ export async function linhasAte(processo: Processo, marcar: (id: string) => Prom
   await marcar(id);
   await processo.esperarLinha(new RegExp(id));
   return processo.linhas.filter((linha) => !linha.includes('barreira-'));
+}
+
+/**
+ * Both processes for the tests of one describe block: started before them,
+ * stopped after. A test may replace `mcp` (restart), the stop follows it.
+ */
+export function ambosOsProcessos(segredo = segredoDeTeste()): { mcp: Processo; agente: Processo; readonly segredo: string } {
+  const processos = { segredo } as { mcp: Processo; agente: Processo; segredo: string };
+  before(async () => {
+    processos.mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+    processos.agente = await iniciarAgente(processos.mcp.url);
+  });
+  after(async () => {
+    await processos.agente?.parar();
+    await processos.mcp?.parar();
+  });
+  return processos;
 }

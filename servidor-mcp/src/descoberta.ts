@@ -1,0 +1,47 @@
+/**
+ * The MCP Server Card (/.well-known/mcp/server-card.json). Its tools and
+ * resources are what tools/list and resources/list answer, asked of the
+ * handler itself at start, so the card can never drift from the server.
+ */
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { CAMINHO } from './http.js';
+import { IDENTIDADE, VERSAO_MCP } from './servidor.js';
+
+export const CAMINHO_DO_SERVER_CARD = '/.well-known/mcp/server-card.json';
+export const LINK_DO_SERVER_CARD = `<${CAMINHO_DO_SERVER_CARD}>; rel="mcp"`;
+
+async function listar(handler: McpHttpHandler, metodo: 'tools/list' | 'resources/list'): Promise<unknown[]> {
+  const resposta = await handler.fetch(
+    new Request(`http://localhost${CAMINHO}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO_MCP, 'mcp-method': metodo },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: `server-card-${metodo}`,
+        method: metodo,
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO_MCP, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    }),
+  );
+  const { result } = (await resposta.json()) as { result?: Record<string, unknown[]> };
+  const itens = result?.[metodo === 'tools/list' ? 'tools' : 'resources'];
+  if (!Array.isArray(itens)) throw new Error(`server card: ${metodo} nao respondeu uma lista`);
+  return itens;
+}
+
+export async function criarServerCard(handler: McpHttpHandler) {
+  return {
+    $schema: 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json',
+    version: '1.0',
+    protocolVersion: VERSAO_MCP,
+    serverInfo: { name: IDENTIDADE.name, title: 'Central de Salas da Hill Valley Tech', version: IDENTIDADE.version },
+    description:
+      'Salas de reuniao da Hill Valley Tech: lista as salas, consulta disponibilidade e reserva. ' +
+      'Se a sala estiver ocupada, a reserva responde input_required (MRTR) com uma elicitation em form mode para escolher uma alternativa.',
+    transport: { type: 'streamable-http', endpoint: CAMINHO },
+    capabilities: { tools: {}, resources: {} },
+    authentication: { required: false },
+    tools: await listar(handler, 'tools/list'),
+    resources: await listar(handler, 'resources/list'),
+  };
+}

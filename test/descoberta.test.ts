@@ -1,0 +1,103 @@
+/**
+ * Discovery documents as served by the real processes: they parse, carry
+ * the fields the proposals name, point at URLs that answer, and agree with
+ * what the servers really do.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { chamar } from './apoio/mcp.js';
+import { ambosOsProcessos, iniciarAgente } from './apoio/processos.js';
+
+async function obter(url: string) {
+  const resposta = await fetch(url);
+  assert.equal(resposta.status, 200, url);
+  assert.equal(resposta.headers.get('access-control-allow-origin'), '*', url);
+  return { resposta, bytes: Buffer.from(await resposta.arrayBuffer()) };
+}
+const json = async (url: string) => {
+  const { resposta, bytes } = await obter(url);
+  assert.match(resposta.headers.get('content-type') ?? '', /^application\/json/, url);
+  return { corpo: JSON.parse(bytes.toString('utf8')), resposta };
+};
+
+describe('discovery', () => {
+  const processos = ambosOsProcessos();
+
+  it('MCP Server Card: the fields of the proposal, and exactly what tools/list and resources/list answer', async () => {
+    const { corpo: card, resposta } = await json(new URL('/.well-known/mcp/server-card.json', processos.mcp.url).href);
+    assert.match(resposta.headers.get('link') ?? '', /<\/\.well-known\/mcp\/server-card\.json>; rel="mcp"/);
+    assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json');
+    assert.equal(card.version, '1.0');
+    assert.equal(card.protocolVersion, '2026-07-28');
+    assert.deepEqual(Object.keys(card.serverInfo).sort(), ['name', 'title', 'version']);
+    assert.ok(card.description);
+    assert.deepEqual(card.transport, { type: 'streamable-http', endpoint: '/mcp' });
+    assert.deepEqual(card.capabilities, { tools: {}, resources: {} });
+    assert.deepEqual(card.authentication, { required: false });
+    const ferramentas = await chamar(processos.mcp.url, { metodo: 'tools/list' });
+    assert.deepEqual(card.tools, ferramentas.corpo.result.tools);
+    const recursos = await chamar(processos.mcp.url, { metodo: 'resources/list' });
+    assert.deepEqual(card.resources, recursos.corpo.result.resources);
+    assert.deepEqual(card.resources.map((r: { uri: string }) => r.uri), ['politica://uso']);
+  });
+
+  it('the MCP endpoint announces its card with a Link header too', async () => {
+    const resposta = await chamar(processos.mcp.url, { metodo: 'tools/list' });
+    assert.match(resposta.headers.get('link') ?? '', /rel="mcp"/);
+  });
+
+  it('AI catalog: both cards, with URN, names, both media type fields and 2-5 representative queries; every URL answers', async () => {
+    const { corpo: catalogo, resposta } = await json(`${processos.agente.url}/.well-known/ai-catalog.json`);
+    assert.match(resposta.headers.get('link') ?? '', /<\/\.well-known\/ai-catalog\.json>; rel="ai-catalog"/);
+    assert.match(resposta.headers.get('link') ?? '', /<\/\.well-known\/agent-skills\/index\.json>; rel="agent-skills"/);
+    assert.equal(catalogo.specVersion, '1.0');
+    assert.ok(catalogo.host.name && catalogo.host.url);
+    const tipos = catalogo.entries.map((e: { mediaType: string }) => e.mediaType).sort();
+    assert.deepEqual(tipos, ['application/a2a-agent-card+json', 'application/mcp-server-card+json']);
+    for (const entrada of catalogo.entries) {
+      assert.match(entrada.identifier, /^urn:[a-z0-9-]+:/);
+      assert.ok(entrada.displayName);
+      assert.equal(entrada.type, entrada.mediaType);
+      assert.ok(entrada.representativeQueries.length >= 2 && entrada.representativeQueries.length <= 5);
+      await json(entrada.url);
+    }
+  });
+
+  it('Agent Skills index: a skill-md entry whose digest is of the exact bytes served', async () => {
+    const { corpo: indice } = await json(`${processos.agente.url}/.well-known/agent-skills/index.json`);
+    assert.equal(indice.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
+    const [skill] = indice.skills;
+    assert.equal(skill.name, 'reservar-sala');
+    assert.equal(skill.type, 'skill-md');
+    assert.ok(skill.description.length <= 1024);
+    const { resposta, bytes } = await obter(skill.url);
+    assert.match(resposta.headers.get('content-type') ?? '', /^text\/markdown/);
+    assert.equal(skill.digest, `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    const texto = bytes.toString('utf8');
+    const frente = /^---\nname: ([a-z0-9-]{1,64})\ndescription: (.{1,1024})\n---\n/.exec(texto);
+    assert.equal(frente?.[1], 'reservar-sala');
+    for (const trecho of ['reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>', 'alternativas: ', 'escolha=recusar', 'Sala inexistente: <id>', 'TASK_STATE_INPUT_REQUIRED']) {
+      assert.ok(texto.includes(trecho), trecho);
+    }
+  });
+
+  it('the Agent Card keeps CORS and the Link header', async () => {
+    const { resposta } = await json(`${processos.agente.url}/.well-known/agent-card.json`);
+    assert.match(resposta.headers.get('link') ?? '', /rel="ai-catalog"/);
+  });
+});
+
+it('public URLs follow AGENTE_URL when the agent sits behind another host', async () => {
+  const agente = await iniciarAgente('http://127.0.0.1:9/mcp', { AGENTE_URL: 'https://salas.hillvalley.example' });
+  try {
+    const card = await (await fetch(`${agente.url}/.well-known/agent-card.json`)).json();
+    assert.equal(card.supportedInterfaces[0].url, 'https://salas.hillvalley.example/a2a');
+    const catalogo = await (await fetch(`${agente.url}/.well-known/ai-catalog.json`)).json();
+    assert.ok(catalogo.entries.some((e: { url: string }) => e.url === 'https://salas.hillvalley.example/.well-known/agent-card.json'));
+    const indice = await (await fetch(`${agente.url}/.well-known/agent-skills/index.json`)).json();
+    assert.equal(indice.skills[0].url, 'https://salas.hillvalley.example/.well-known/agent-skills/reservar-sala/SKILL.md');
+  } finally {
+    await agente.parar();
+  }
+});
