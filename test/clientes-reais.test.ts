@@ -11,7 +11,7 @@ import { SendMessageRequest, TaskState, type Part, type Task } from '@a2a-js/sdk
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { iniciar } from '../scripts/processos.js';
-import { ambosOsProcessos, iniciarAgente, segredoDeTeste } from './apoio/processos.js';
+import { ambosOsProcessos, segredoDeTeste } from './apoio/processos.js';
 
 const texto = (partes: Part[] = []) => partes.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
 
