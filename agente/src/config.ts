@@ -1,5 +1,5 @@
 /** Environment read and validated once, before anything listens. */
-import { ConfiguracaoInvalida, lerPorta } from 'compartilhado/ambiente';
+import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 
 export interface Configuracao {
   readonly porta: number;
@@ -8,6 +8,12 @@ export interface Configuracao {
   /** Public base URL for the card; undefined means "derive from the port actually bound". */
   readonly urlPublica: URL | undefined;
   readonly limiteDoCorpoBytes: number;
+  /** TASKS_DB: a SQLite file or a postgres:// URL; undefined keeps Tasks in memory. */
+  readonly banco: string | undefined;
+  readonly maxTarefas: number;
+  readonly maxPausadas: number;
+  /** How long a paused Task waits for its answer: the MCP server's requestState lifetime. */
+  readonly validadeDaPausaMs: number;
 }
 
 function url(env: NodeJS.ProcessEnv, nome: string, padrao?: string): URL | undefined {
@@ -29,5 +35,9 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp')!,
     urlPublica: url(env, 'AGENTE_URL'),
     limiteDoCorpoBytes: 64 * 1024,
+    banco: env.TASKS_DB || undefined,
+    maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),
+    maxPausadas: lerInteiro(env, 'AGENTE_MAX_PAUSED', 10_000, 1, 10_000_000),
+    validadeDaPausaMs: lerInteiro(env, 'AGENTE_PAUSE_TTL_SECONDS', 600, 60, 1800) * 1000,
   });
 }

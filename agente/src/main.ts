@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, InMemoryTaskStore, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log } from 'compartilhado/processo';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
@@ -11,7 +11,9 @@ import { lerConfiguracao } from './config.js';
 import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
 import { ClienteMcp } from './mcp-cliente.js';
-import { PausasEmMemoria, TarefasSemPausasOrfas } from './pausas.js';
+import { PausasLimitadas } from './limites.js';
+import { TarefasSemPausasOrfas } from './pausas.js';
+import { abrirArmazenamento, encerradorDeTarefas, type Armazenamento } from './armazenamento.js';
 import { Ponte } from './ponte.js';
 import { lerTraceparent } from './trace.js';
 
@@ -80,13 +82,17 @@ const errosDoCorpo: ErrorRequestHandler = (erro, _req, res, next) => {
   next(erro);
 };
 
-function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL) {
+const VARREDURA_MS = 30_000;
+
+function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento) {
   const mcp = new ClienteMcp(config.mcpUrl, log);
-  const pausas = new PausasEmMemoria();
+  const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
+  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas));
+  pausas.varrerPeriodicamente(VARREDURA_MS, (erro) => log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`));
   const card = agentCard(urlPublica);
   const requestHandler = new DefaultRequestHandler(
     AgentCard.fromJSON(card),
-    new TarefasSemPausasOrfas(new InMemoryTaskStore(), pausas),
+    new TarefasSemPausasOrfas(armazenamento.tarefas, pausas),
     new Executor(new Ponte(mcp, pausas)),
     undefined,
     undefined,
@@ -123,16 +129,17 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL) 
 
 executarProcesso('agente', async () => {
   const config = lerConfiguracao();
+  const armazenamento = await abrirArmazenamento(config);
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const urlLocal = new URL(`http://${host}:${porta}`);
   const urlPublica = config.urlPublica ?? urlLocal;
-  const { app, mcp } = montarApp(config, urlPublica);
+  const { app, mcp } = montarApp(config, urlPublica, armazenamento);
   servidor.on('request', app);
   const publica = urlPublica === urlLocal ? '' : `, URL publica ${urlPublica.href}`;
-  log(`agente ouvindo em ${urlLocal.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href})`);
+  log(`agente ouvindo em ${urlLocal.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`);
   mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
   return servidor;
 });

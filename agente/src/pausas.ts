@@ -16,18 +16,30 @@ export interface Pausa {
   readonly alternativas: readonly string[];
   /** The Task's trace, for a continuation that brings no traceparent of its own. */
   readonly trace: Trace;
+  /** When the MCP server asked (epoch ms): a pause lives as long as its requestState. */
+  readonly criadaEm: number;
 }
 
 export interface Pausas {
   guardar(taskId: string, pausa: Pausa): Promise<void>;
   ler(taskId: string): Promise<Pausa | undefined>;
   apagar(taskId: string): Promise<void>;
+  /** Ids of the pauses created at or before `instante`, oldest first, at most `limite`. */
+  ate(instante: number, limite: number): Promise<string[]>;
+  /** Ids of the oldest pauses, oldest first. */
+  maisAntigas(quantas: number): Promise<string[]>;
+  total(): Promise<number>;
 }
 
+/**
+ * In memory. Pauses are saved as they are created, so a Map's insertion
+ * order is their age order (a re-saved pause moves to the end).
+ */
 export class PausasEmMemoria implements Pausas {
   private readonly porTask = new Map<string, Pausa>();
 
   async guardar(taskId: string, pausa: Pausa): Promise<void> {
+    this.porTask.delete(taskId);
     this.porTask.set(taskId, pausa);
   }
 
@@ -38,9 +50,31 @@ export class PausasEmMemoria implements Pausas {
   async apagar(taskId: string): Promise<void> {
     this.porTask.delete(taskId);
   }
+
+  async ate(instante: number, limite: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [taskId, pausa] of this.porTask) {
+      if (pausa.criadaEm > instante || ids.length >= limite) break;
+      ids.push(taskId);
+    }
+    return ids;
+  }
+
+  async maisAntigas(quantas: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (const taskId of this.porTask.keys()) {
+      if (ids.length >= quantas) break;
+      ids.push(taskId);
+    }
+    return ids;
+  }
+
+  async total(): Promise<number> {
+    return this.porTask.size;
+  }
 }
 
-const TERMINAIS = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
+export const TERMINAIS: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
 
 /**
  * A TaskStore that drops a Task's pause when the Task reaches a terminal

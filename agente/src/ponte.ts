@@ -11,6 +11,7 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
+import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa, Pausas } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
@@ -34,6 +35,9 @@ export type Desfecho =
 
 type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
 
+/** Where pauses wait, and whether one is too old to continue (see limites.ts). */
+export type PausasDaPonte = Pausas & { expirada(pausa: Pausa): boolean };
+
 /** The pause text is compared byte for byte by clients: no prefix, no greeting. */
 export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
 
@@ -45,7 +49,8 @@ class Recusa extends Error {}
 export class Ponte {
   constructor(
     private readonly mcp: Mcp,
-    private readonly pausas: Pausas,
+    private readonly pausas: PausasDaPonte,
+    private readonly agora: () => number = Date.now,
   ) {}
 
   /** Steps 1-4: a new Task's request. */
@@ -63,6 +68,10 @@ export class Ponte {
   async retomar(taskId: string, texto: string, traceDaRequisicao: Trace | undefined): Promise<Desfecho> {
     const pausa = await this.pausas.ler(taskId);
     if (!pausa) return falhou('Esta Task nao tem pergunta pendente no agente (ele pode ter sido reiniciado sem TASKS_DB): envie o pedido de novo.');
+    if (this.pausas.expirada(pausa)) {
+      await this.pausas.apagar(taskId);
+      return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
+    }
     const trace = traceDaRequisicao ?? pausa.trace;
     const escolha = lerEscolha(texto);
     // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
@@ -87,7 +96,7 @@ export class Ponte {
   /** Steps 4 and 6: the MCP result becomes the Task's next state. */
   private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace): Promise<Desfecho> {
     if (resultado.resultType === 'input_required') {
-      const pausa = lerPergunta(resultado, argumentos, trace);
+      const pausa = lerPergunta(resultado, argumentos, trace, this.agora());
       await this.pausas.guardar(taskId, pausa);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
     }
@@ -143,7 +152,7 @@ export class Ponte {
  * The one form-mode question this agent knows how to relay: a choice of
  * `sala` among an enum (or a single const).
  */
-function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace): Pausa {
+function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace, criadaEm: number): Pausa {
   const entradas = Object.entries(resultado.inputRequests ?? {});
   const [chave, pedido] = entradas[0] ?? [];
   const params = (pedido as { method?: string; params?: any } | undefined)?.params;
@@ -160,7 +169,7 @@ function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'in
   ) {
     throw new Recusa('O servidor MCP fez uma pergunta que este agente nao sabe repassar.');
   }
-  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace };
+  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace, criadaEm };
 }
 
 function textoDe(resultado: { content?: unknown }): string {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
+import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas } from '../src/limites.js';
 import { PausasEmMemoria } from '../src/pausas.js';
 import { Ponte } from '../src/ponte.js';
 import { novoTrace } from '../src/trace.js';
@@ -43,7 +44,7 @@ class McpFalso {
 
 const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
   const mcp = new McpFalso(respostas, ferramentas);
-  return { mcp, ponte: new Ponte(mcp, new PausasEmMemoria()) };
+  return { mcp, ponte: new Ponte(mcp, new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 100, validadeMs: 60_000 }, async () => {})) };
 };
 
 describe('Ponte', () => {
@@ -141,5 +142,19 @@ describe('Ponte', () => {
   it('an elicitation it cannot relay fails instead of guessing', async () => {
     const { ponte } = montar([pausa({ type: 'string' })]);
     assert.equal((await ponte.atender('t', PEDIDO, novoTrace())).estado, 'falhou');
+  });
+});
+
+describe('Ponte and the pause lifetime', () => {
+  it('an answer after the pause expired ends the Task with "send it again", without calling MCP', async () => {
+    let agora = 0;
+    const mcp = new McpFalso([pausa({ enum: ['sala-fusca'] })]);
+    const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 600_000 }, async () => {}, () => agora);
+    const ponte = new Ponte(mcp, pausas, () => agora);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    agora += 600_000;
+    assert.deepEqual(await ponte.retomar('t', 'escolha=sala-fusca', undefined), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
+    assert.equal(mcp.chamadas.length, 1);
+    assert.equal(await pausas.total(), 0);
   });
 });

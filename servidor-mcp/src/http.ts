@@ -31,6 +31,20 @@ function responderErro(res: ServerResponse, status: number, codigo: number, mens
 
 class CorpoGrandeDemais extends Error {}
 
+/** The SDK validates recursively: a body nested thousands deep would overflow its stack. */
+const PROFUNDIDADE_MAXIMA = 64;
+
+function dentroDaProfundidade(valor: unknown, maxima: number): boolean {
+  const pendentes: [unknown, number][] = [[valor, 0]];
+  while (pendentes.length > 0) {
+    const [atual, nivel] = pendentes.pop()!;
+    if (typeof atual !== 'object' || atual === null) continue;
+    if (nivel >= maxima) return false;
+    for (const filho of Object.values(atual)) pendentes.push([filho, nivel + 1]);
+  }
+  return true;
+}
+
 async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
   const partes: Buffer[] = [];
   let tamanho = 0;
@@ -133,6 +147,9 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
         pedido = JSON.parse(texto);
       } catch {
         return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
+      }
+      if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
+        return Object.assign(registro, responderErro(res, 400, -32600, `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`));
       }
       // The SDK answers a request without the envelope as an unsupported
       // revision (-32022); the spec wants the missing _meta field named, -32602.

@@ -1,0 +1,186 @@
+/**
+ * Restarts, limits and hostile input against the real processes: nothing
+ * accepted is lost, memory stays bounded, and every bad input gets a clear
+ * answer, never a 5xx, a hang or a crash.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Sqlite from 'better-sqlite3';
+import { a2a, enviar, estado, mensagem, obter, pedido, tarefa } from '../../test/apoio/a2a.js';
+import { chamar } from '../../test/apoio/mcp.js';
+import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp } from '../../test/apoio/processos.js';
+import { escutar } from 'compartilhado/processo';
+import { mensagemDeExcesso } from '../src/limites.js';
+
+const dia = (n: number) => `2027-03-${String(n).padStart(2, '0')}`;
+const ESTADO_SELADO = /v1\.[\w-]{20,}\.[\w-]{20,}/;
+
+describe('TASKS_DB: a paused Task survives an agent killed with SIGKILL', () => {
+  const pasta = mkdtempSync(join(tmpdir(), 'ponte-'));
+  after(() => rmSync(pasta, { recursive: true, force: true }));
+
+  it('pauses, dies, comes back, and completes with escolha=', async () => {
+    const banco = join(pasta, 'tarefas.db');
+    const mcp = await iniciarServidorMcp();
+    try {
+      let agente = await iniciarAgente(mcp.url, { TASKS_DB: banco });
+      assert.ok(agente.linhas.some((l) => l.includes(`Tasks em SQLite (${banco})`)));
+      assert.equal(estado(await enviar(agente.url, pedido('sala-garagem', dia(1), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+      const pausa = await enviar(agente.url, pedido('sala-garagem', dia(1), '14:00', '15:00', 'Biff'));
+      assert.equal(estado(pausa), 'TASK_STATE_INPUT_REQUIRED');
+      await agente.parar('SIGKILL');
+
+      // The state is stored, but never where a Task (and so an A2A response) is read from.
+      const db = new Sqlite(banco, { readonly: true });
+      const tarefas = JSON.stringify(db.prepare('select * from tasks').all());
+      const pausas = JSON.stringify(db.prepare('select * from a2a_pausas').all());
+      db.close();
+      assert.doesNotMatch(tarefas, ESTADO_SELADO);
+      assert.match(pausas, ESTADO_SELADO);
+
+      agente = await iniciarAgente(mcp.url, { TASKS_DB: banco });
+      try {
+        assert.equal(estado(await obter(agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
+        const fim = await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
+        assert.equal(estado(fim), 'TASK_STATE_COMPLETED', fim.texto);
+        assert.equal(JSON.parse(tarefa(fim).artifacts[0].parts[0].text).sala, 'sala-fusca');
+      } finally {
+        await agente.parar();
+      }
+    } finally {
+      await mcp.parar();
+    }
+  });
+});
+
+describe('bounded memory', () => {
+  it('over AGENTE_MAX_PAUSED the oldest paused Task ends FAILED with a clear message', async () => {
+    const mcp = await iniciarServidorMcp();
+    const agente = await iniciarAgente(mcp.url, { AGENTE_MAX_PAUSED: '2' });
+    try {
+      assert.equal(estado(await enviar(agente.url, pedido('sala-garagem', dia(2), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+      const pausas = [];
+      for (const nome of ['A', 'B', 'C']) pausas.push(await enviar(agente.url, pedido('sala-garagem', dia(2), '14:00', '15:00', nome)));
+      const primeira = await obter(agente.url, tarefa(pausas[0]!).id);
+      assert.equal(estado(primeira), 'TASK_STATE_FAILED');
+      assert.equal(mensagem(primeira), mensagemDeExcesso(2));
+      assert.ok((await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausas[0]!).id })).corpo.error);
+      for (const outra of pausas.slice(1)) assert.equal(estado(await obter(agente.url, tarefa(outra).id)), 'TASK_STATE_INPUT_REQUIRED');
+    } finally {
+      await agente.parar();
+      await mcp.parar();
+    }
+  });
+});
+
+describe('hostile and broken input', () => {
+  const processos = ambosOsProcessos();
+  const postar = (url: string, corpo: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: corpo });
+
+  it('A2A: size limit, malformed JSON and wrong JSON-RPC shapes get JSON-RPC errors, never 5xx', async () => {
+    const a2aUrl = `${processos.agente.url}/a2a`;
+    const grande = await postar(a2aUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { x: 'x'.repeat(70_000) } }));
+    assert.equal(grande.status, 413);
+    assert.equal((await grande.json()).error.code, -32600);
+    const quebrado = await postar(a2aUrl, '{"jsonrpc":');
+    assert.equal(quebrado.status, 400);
+    assert.equal((await quebrado.json()).error.code, -32700);
+    const profundo = '['.repeat(30_000) + ']'.repeat(30_000);
+    for (const corpo of ['[]', '{}', '42', 'null', '"x"', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":7}', '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":[]}', '{"jsonrpc":"2.0","id":1,"method":"Inexistente","params":{}}', '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[]}}}', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{"a":1}}}', `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${profundo}}`]) {
+      const resposta = await postar(a2aUrl, corpo);
+      const texto = await resposta.text();
+      assert.ok(resposta.status < 500, `${corpo.slice(0, 80)} -> ${resposta.status} ${texto.slice(0, 200)}`);
+      assert.ok(JSON.parse(texto).error, corpo.slice(0, 80));
+      assert.doesNotMatch(texto, /at .*\.(ts|js):\d+/);
+    }
+    assert.equal((await fetch(`${processos.agente.url}/.well-known/agent-card.json`)).status, 200, 'still serving');
+  });
+
+  it('A2A: enormous or control-character text ends FAILED with the format, and books nothing', async () => {
+    for (const texto of ['\u0000\u0007\u001b[31m'.repeat(1_000), 'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000', `reservar ${'a'.repeat(60_000)}`]) {
+      const resposta = await enviar(processos.agente.url, texto);
+      assert.equal(resposta.status, 200);
+      assert.equal(estado(resposta), 'TASK_STATE_FAILED');
+    }
+  });
+
+  it('MCP: a deeply nested body and control characters in arguments are answered, not crashed on', async () => {
+    const profundo = await chamar(processos.mcp.url, { metodo: 'tools/list', corpo: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'['.repeat(30_000)}${']'.repeat(30_000)}}` });
+    assert.ok(profundo.status < 500 && profundo.corpo.error, profundo.texto.slice(0, 200));
+    const controle = await chamar(processos.mcp.url, { metodo: 'tools/call', params: { name: 'reservar_sala', arguments: { sala: '\u0000sala', inicio: '\u001b', fim: '\u0007', responsavel: 'x' } } });
+    assert.equal(controle.corpo.result.isError, true);
+  });
+
+  it('MCP: a foreign browser Origin is refused with 403 (DNS rebinding); local origins pass', async () => {
+    const estranho = await chamar(processos.mcp.url, { metodo: 'tools/list', headers: { origin: 'https://malicioso.example' } });
+    assert.equal(estranho.status, 403);
+    const local = await chamar(processos.mcp.url, { metodo: 'tools/list', headers: { origin: 'http://localhost:6274' } });
+    assert.equal(local.status, 200);
+  });
+
+  it('neither log ever carries a requestState or the secret', async () => {
+    assert.equal(estado(await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+    const pausa = await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Biff'));
+    await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
+    await a2a(processos.agente.url, 'GetTask', { id: tarefa(pausa).id });
+    for (const linha of [...processos.agente.linhas, ...processos.mcp.linhas]) {
+      assert.doesNotMatch(linha, ESTADO_SELADO);
+      assert.ok(!linha.includes(processos.segredo));
+    }
+  });
+});
+
+/**
+ * A gate in front of the MCP server: it holds tools/call answers until
+ * released, so a test knows requests are in flight inside the agent.
+ */
+async function portaoDoMcp(destino: string) {
+  let abrir!: () => void;
+  const aberto = new Promise<void>((resolver) => (abrir = resolver));
+  const chegadas: ((n: number) => void)[] = [];
+  let chamadas = 0;
+  const servidor = createServer(async (req, res) => {
+    const partes: Buffer[] = [];
+    for await (const parte of req) partes.push(parte as Buffer);
+    const corpo = Buffer.concat(partes).toString('utf8');
+    if (corpo.includes('"tools/call"')) {
+      chamadas += 1;
+      for (const avisar of chegadas) avisar(chamadas);
+      await aberto;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([nome]) => !['host', 'content-length', 'connection'].includes(nome))) as Record<string, string>;
+    const resposta = await fetch(destino, { method: req.method, headers, body: req.method === 'POST' ? corpo : undefined });
+    res.writeHead(resposta.status, Object.fromEntries(resposta.headers)).end(Buffer.from(await resposta.arrayBuffer()));
+  });
+  const porta = await escutar(servidor, 0, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${porta}/mcp`,
+    abrir,
+    chamadasEmEspera: (n: number) => new Promise<void>((resolver) => (chamadas >= n ? resolver() : chegadas.push((total) => total >= n && resolver()))),
+    fechar: () => new Promise((resolver) => servidor.close(resolver)),
+  };
+}
+
+it('SIGTERM: requests in flight finish, then the process exits 0', async () => {
+  const mcp = await iniciarServidorMcp();
+  const portao = await portaoDoMcp(mcp.url);
+  const agente = await iniciarAgente(portao.url);
+  try {
+    const emVoo = Array.from({ length: 5 }, (_, i) => enviar(agente.url, pedido('sala-aquario', dia(10 + i), '10:00', '11:00')));
+    await portao.chamadasEmEspera(5);
+    const saida = agente.parar('SIGTERM');
+    await agente.esperarLinha(/agente: SIGTERM, encerrando/);
+    portao.abrir();
+    for (const resposta of await Promise.all(emVoo)) assert.equal(estado(resposta), 'TASK_STATE_COMPLETED');
+    assert.equal(await saida, 0);
+  } finally {
+    await agente.parar();
+    await portao.fechar();
+    await mcp.parar();
+  }
+});
