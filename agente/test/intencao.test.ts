@@ -49,3 +49,24 @@ describe('trace context', () => {
     assert.ok(lerTraceparent(traceparentFilho(novoTrace())));
   });
 });
+
+describe('parsers never throw', () => {
+  it('on arbitrary text, and a parsed request always round-trips', async () => {
+    const { default: fc } = await import('fast-check');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (texto) => {
+        lerPedido(texto);
+        lerEscolha(texto);
+        lerTraceparent(texto);
+      }),
+      { numRuns: 3000 },
+    );
+    const semEspaco = fc.stringMatching(/^[^\s]{1,20}$/);
+    fc.assert(
+      fc.property(semEspaco, semEspaco, semEspaco, fc.stringMatching(/^\S[^\r\n]{0,30}\S$/), (sala, inicio, fim, responsavel) => {
+        assert.deepEqual(lerPedido(`reservar sala=${sala} inicio=${inicio} fim=${fim} responsavel=${responsavel}`), { sala, inicio, fim, responsavel });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
