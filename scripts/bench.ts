@@ -1,0 +1,228 @@
+/**
+ * `npm run bench [-- --segundos 5 --conexoes 10]`: what our processes cost
+ * over the platform, measured in one run on one machine. Starts everything
+ * on free ports, warms up, then measures each scenario for a fixed time and
+ * concurrency with autocannon, prints one table and writes it as JSON.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from './processos.js';
+
+const { values } = parseArgs({
+  options: {
+    segundos: { type: 'string', default: '5' },
+    conexoes: { type: 'string', default: '10' },
+    saida: { type: 'string', default: `bench/resultados/${new Date().toISOString().replace(/[:.]/g, '-')}.json` },
+    pausadas: { type: 'string', default: '10000' },
+  },
+});
+const SEGUNDOS = Number(values.segundos);
+const CONEXOES = Number(values.conexoes);
+const PAUSADAS = Number(values.pausadas);
+const VERSAO = '2026-07-28';
+const RAIZ = new URL('../', import.meta.url);
+const DADOS = new URL('dados/', RAIZ);
+
+interface Linha {
+  cenario: string;
+  reqPorSeg: number;
+  p50: number;
+  p99: number;
+  erros: number;
+}
+const linhas: Linha[] = [];
+/** What one autocannon connection carries from a response to its next request. */
+type Contexto = { chave?: string; requestState?: string; taskId?: string };
+const extras: Record<string, number> = {};
+const processos: Processo[] = [];
+
+const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+function mcpHeaders(metodo: string, nome?: string) {
+  return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO, 'mcp-method': metodo, ...(nome ? { 'mcp-name': nome } : {}) };
+}
+function mcpCorpo(metodo: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: randomUUID(),
+    method: metodo,
+    params: { ...params, ...extra, _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } },
+  });
+}
+const chamarFerramenta = (name: string, args: Record<string, unknown>, extra?: Record<string, unknown>) => ({
+  method: 'POST' as const,
+  headers: mcpHeaders('tools/call', name),
+  body: mcpCorpo('tools/call', { name, arguments: args }, extra),
+});
+const mensagemA2A = (texto: string, taskId?: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } } });
+
+/** Free slots that never repeat: one room, one hour, one day after another. */
+function vagas() {
+  let n = 0;
+  const salas = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
+  return () => {
+    const i = n++;
+    const sala = salas[i % 5]!;
+    const hora = 8 + (Math.floor(i / 5) % 11);
+    const dia = new Date(Date.UTC(2030, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
+    const h = String(hora).padStart(2, '0');
+    return { sala, inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:30:00-03:00`, responsavel: 'Bench' };
+  };
+}
+
+async function medir(cenario: string, url: string, requests: autocannon.Request[], duracao = SEGUNDOS): Promise<Linha> {
+  const resultado = await autocannon({ url, connections: CONEXOES, duration: duracao, requests });
+  const erros = resultado.errors + resultado.timeouts + resultado.non2xx;
+  const linha = { cenario, reqPorSeg: resultado.requests.average, p50: resultado.latency.p50, p99: resultado.latency.p99, erros };
+  if (duracao === SEGUNDOS) linhas.push(linha);
+  process.stderr.write(`  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`);
+  return linha;
+}
+
+/** Warm-up (JIT, caches, connection pools), then the measured run. */
+async function aquecerEMedir(cenario: string, url: string, requests: () => autocannon.Request[]): Promise<Linha> {
+  await medir(`${cenario} (aquecimento)`, url, requests(), 1);
+  return medir(cenario, url, requests());
+}
+
+function dadosCom(reservas: number): string {
+  const pasta = mkdtempSync(join(tmpdir(), 'ponte-bench-'));
+  for (const arquivo of ['salas.json', 'politica-de-uso.md']) copyFileSync(new URL(arquivo, DADOS), join(pasta, arquivo));
+  const salas = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
+  const lista = Array.from({ length: reservas }, (_, i) => {
+    const dia = new Date(Date.UTC(2027, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
+    const h = String(8 + (Math.floor(i / 5) % 11)).padStart(2, '0');
+    return { id: `res-${String(i + 1).padStart(6, '0')}`, sala: salas[i % 5], inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:45:00-03:00`, responsavel: 'Carga' };
+  });
+  writeFileSync(join(pasta, 'reservas.json'), JSON.stringify(lista));
+  return pasta;
+}
+
+const segredo = randomBytes(32).toString('hex');
+const subir = async (arquivo: string, env: Record<string, string>) => {
+  const processo = await iniciar(arquivo, env);
+  processos.push(processo);
+  return processo;
+};
+
+try {
+  process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
+  const bruto = await subir('scripts/bench/piso-bruto.ts', {});
+  const pisoBruto = await aquecerEMedir('piso bruto (node:http)', bruto.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
+  await bruto.parar();
+
+  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
+  const pisoSdk = await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
+  await sdk.parar();
+
+  const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
+  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, () => [
+    chamarFerramenta('consultar_disponibilidade', { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00' }),
+  ]);
+  const vaga = vagas();
+  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, () => [
+    { ...chamarFerramenta('reservar_sala', {}), setupRequest: (req) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }) },
+  ]);
+  const conflito = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
+  await aquecerEMedir('nosso MCP: input_required + retry (par)', mcp.url, () => [
+    {
+      ...chamarFerramenta('reservar_sala', conflito),
+      setupRequest: (req) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: conflito }) }),
+      onResponse: (_status, corpo, contexto) => {
+        const { result } = JSON.parse(corpo);
+        Object.assign(contexto, { chave: Object.keys(result.inputRequests)[0], requestState: result.requestState } satisfies Contexto);
+      },
+    },
+    {
+      ...chamarFerramenta('reservar_sala', conflito),
+      setupRequest: (req, contexto) => {
+        const { chave, requestState } = contexto as Contexto;
+        return { ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: conflito }, { inputResponses: { [chave!]: { action: 'decline' } }, requestState }) };
+      },
+    },
+  ]);
+
+  const agente = await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url, AGENTE_MAX_PAUSED: String(PAUSADAS * 2) });
+  const a2a = `${agente.url}/a2a`;
+  const vagaA2A = vagas();
+  for (let i = 0; i < 2000; i++) vagaA2A(); // other days than the MCP scenario above
+  const enviar = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, () => [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => {
+        const v = vagaA2A();
+        return { ...req, body: mensagemA2A(`reservar sala=${v.sala} inicio=${v.inicio} fim=${v.fim} responsavel=${v.responsavel}`) };
+      },
+    },
+  ]);
+  const pedidoEmConflito = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Bench';
+  await aquecerEMedir('nosso A2A: pausa + continuacao (recusar)', a2a, () => [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
+      onResponse: (_status, corpo, contexto) => void Object.assign(contexto, { taskId: JSON.parse(corpo).result.task.id } satisfies Contexto),
+    },
+    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req, contexto) => ({ ...req, body: mensagemA2A('escolha=recusar', (contexto as Contexto).taskId) }) },
+  ]);
+
+  // Agent memory per paused Task: RSS before and after PAUSADAS pauses that stay open.
+  const antes = memoriaMiB(agente.filho.pid!);
+  let pausadas = 0;
+  await autocannon({
+    url: a2a,
+    connections: CONEXOES,
+    amount: PAUSADAS,
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }), onResponse: (s) => void (s === 200 && pausadas++) }],
+  });
+  const depois = memoriaMiB(agente.filho.pid!);
+  extras.pausadas = pausadas;
+  extras.kibPorPausada = ((depois - antes) * 1024) / pausadas;
+  process.stderr.write(`  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibPorPausada.toFixed(2)} KiB por Task)\n`);
+  await agente.parar();
+  await mcp.parar();
+
+  // Availability as bookings grow: one server per size, the same lookup.
+  const escala: Record<string, Linha> = {};
+  for (const quantidade of [10, 1_000, 100_000]) {
+    const pasta = dadosCom(quantidade);
+    const servidor = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, DADOS_DIR: pasta });
+    escala[quantidade] = await aquecerEMedir(`consultar_disponibilidade com ${quantidade} reservas`, servidor.url, () => [
+      chamarFerramenta('consultar_disponibilidade', { sala: 'sala-fusca', inicio: '2027-01-05T10:00:00-03:00', fim: '2027-01-05T11:00:00-03:00' }),
+    ]);
+    await servidor.parar();
+    rmSync(pasta, { recursive: true, force: true });
+  }
+
+  const razoes = {
+    'piso SDK / piso bruto (vazao)': pisoSdk.reqPorSeg / pisoBruto.reqPorSeg,
+    'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
+    'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
+    'SendMessage p50 / reservar_sala p50 (alvo <= 1.5)': enviar.p50 / reservar.p50,
+    'consultar p50 com 100000 / com 10 (alvo <= 1.5)': escala[100_000]!.p50 / escala[10]!.p50,
+    'KiB por Task pausada (alvo <= 4)': extras.kibPorPausada,
+  };
+
+  const tabela = [
+    '| cenario | req/s | p50 (ms) | p99 (ms) | erros |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
+    '',
+    '| razao | valor |',
+    '| --- | ---: |',
+    ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
+  ].join('\n');
+  process.stdout.write(`\n${tabela}\n`);
+  mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
+  const saida = new URL(values.saida!, RAIZ);
+  writeFileSync(saida, JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2));
+  process.stderr.write(`resultado em ${saida.pathname}\n`);
+} finally {
+  await Promise.all(processos.map((processo) => processo.parar()));
+}
