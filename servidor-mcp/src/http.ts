@@ -82,20 +82,17 @@ type Json = Record<string, unknown>;
 const objeto = (valor: unknown): Json | undefined =>
   typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Json) : undefined;
 
+const temAlegacaoDeVersao = (pedido: unknown) =>
+  typeof objeto(objeto(objeto(pedido)?.params)?._meta)?.['io.modelcontextprotocol/protocolVersion'] === 'string';
+
 function resumo(pedido: unknown, registro: Registro): string {
   const corpo = objeto(pedido);
   const params = objeto(corpo?.params);
   const meta = objeto(params?._meta);
-  let resultado = '-';
-  try {
-    const resposta = objeto(JSON.parse(registro.corpo));
-    const erro = objeto(resposta?.error);
-    const result = objeto(resposta?.result);
-    if (erro) resultado = `erro ${String(erro.code)}`;
-    else if (result) resultado = `${String(result.resultType ?? 'complete')}${result.isError === true ? ' isError' : ''}`;
-  } catch {
-    // Not JSON (e.g. an empty 202): the status says it all.
-  }
+  // Read with patterns, not a parse: a tools/list answer is large and this runs on every request.
+  const codigo = /"error":\{"code":(-?\d+)/.exec(registro.corpo)?.[1];
+  const tipo = /"resultType":"(\w+)"/.exec(registro.corpo)?.[1];
+  const resultado = codigo ? `erro ${codigo}` : tipo ? `${tipo}${registro.corpo.includes('"isError":true') ? ' isError' : ''}` : '-';
   const campos = [
     `metodo=${String(corpo?.method ?? '-')}`,
     `id=${JSON.stringify(corpo?.id ?? null)}`,
@@ -153,7 +150,8 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
       }
       // The SDK answers a request without the envelope as an unsupported
       // revision (-32022); the spec wants the missing _meta field named, -32602.
-      if (await isLegacyRequest(await toWebRequest(req, pedido), pedido)) {
+      // A body that carries the envelope's version claim is modern by definition.
+      if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
         const id = objeto(pedido)?.id ?? null;
         return Object.assign(
           registro,

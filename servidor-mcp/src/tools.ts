@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Agenda, Intervalo, Reserva, Resultado, Sala } from './dominio/agenda.js';
+import { esquemaFixo } from './esquema.js';
 import { FERRAMENTA_COM_PAUSA, type EstadoEscolhaDeSala, type EstadoReserva } from './estado.js';
 
 /** The inputRequests key; the client must send its answer back under the same one. */
@@ -27,19 +28,25 @@ const campos = {
   responsavel: texto(200).min(1).describe('Quem reserva'),
 };
 
+// Built once at load: zod compiles each schema object on first use, and the
+// server instance is rebuilt per request.
+const ConsultaIn = esquemaFixo(z.object({ sala: campos.sala, inicio: campos.inicio, fim: campos.fim }));
+const ReservaIn = esquemaFixo(z.object(campos));
 const SalaOut = z.object({
   id: z.string(),
   nome: z.string(),
   capacidade: z.number().int(),
   recursos: z.array(z.string()),
 });
-const ListaDeSalas = z.object({ salas: z.array(SalaOut) });
-const Disponibilidade = z.object({
-  sala: z.string(),
-  livre: z.boolean(),
-  conflitos: z.array(z.object({ id: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() })),
-});
-const ReservaOut = z.object({
+const ListaDeSalas = esquemaFixo(z.object({ salas: z.array(SalaOut) }));
+const Disponibilidade = esquemaFixo(
+  z.object({
+    sala: z.string(),
+    livre: z.boolean(),
+    conflitos: z.array(z.object({ id: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() })),
+  }),
+);
+const ReservaOut = esquemaFixo(z.object({
   reserva: z.string().nullable(),
   reservado: z.boolean(),
   sala: z.string().nullable(),
@@ -48,7 +55,7 @@ const ReservaOut = z.object({
   responsavel: z.string().nullable(),
   politica: z.string().nullable(),
   motivo: z.string().nullable(),
-});
+}));
 
 function completo<T extends Record<string, unknown>>(dados: T): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
@@ -75,7 +82,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     'consultar_disponibilidade',
     {
       description: 'Diz se uma sala esta livre no intervalo, e quais reservas conflitam.',
-      inputSchema: z.object({ sala: campos.sala, inicio: campos.inicio, fim: campos.fim }),
+      inputSchema: ConsultaIn,
       outputSchema: Disponibilidade,
       annotations: { readOnlyHint: true },
     },
@@ -130,11 +137,10 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
     const validacao = agenda.validar(estado.pedido);
     if (!validacao.ok) return erro(validacao.erro);
-    const oferecidas = z.object({ sala: z.enum(estado.alternativas as [string, ...string[]]) });
-    const escolha = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA, oferecidas);
+    const sala = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA)?.sala;
     // A missing answer or a room that was not offered books nothing: ask again.
-    if (!escolha) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
-    const escolhida: Sala = agenda.salas.get(escolha.sala)!;
+    if (typeof sala !== 'string' || !estado.alternativas.includes(sala)) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
+    const escolhida: Sala = agenda.salas.get(sala)!;
     return responder(reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
   };
 
@@ -145,7 +151,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     FERRAMENTA_COM_PAUSA,
     {
       description: 'Reserva uma sala. Se o intervalo estiver ocupado, pergunta qual alternativa usar.',
-      inputSchema: z.object(campos),
+      inputSchema: ReservaIn,
       outputSchema: ReservaOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
