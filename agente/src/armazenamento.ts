@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { InMemoryTaskStore, ResultManager, ServerCallContext, UnauthenticatedUser, type TaskStore } from '@a2a-js/sdk/server';
-import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { Eventos } from './eventos.js';
 import type { Encerrar } from './limites.js';
@@ -33,31 +33,33 @@ const terminal = (task: Task) => task.status !== undefined && TERMINAIS.has(task
  * Tasks in memory, at most `maximo`: past it the least recently updated
  * finished Tasks are forgotten (GetTask then answers "not found"). Paused
  * and running Tasks are never dropped here; their number is capped apart.
+ * Each Task is kept as its JSON text: a third of the memory of the object
+ * graph, and a copy on every load, which a store must give anyway.
  */
 export class TarefasEmMemoria implements TaskStore {
-  private readonly porId = new Map<string, Task>();
+  private readonly porId = new Map<string, { texto: string; terminal: boolean }>();
 
   constructor(private readonly maximo: number) {}
 
   async load(taskId: string): Promise<Task | undefined> {
-    const task = this.porId.get(taskId);
-    return task && structuredClone(task);
+    const guardada = this.porId.get(taskId);
+    return guardada && Task.fromJSON(JSON.parse(guardada.texto));
   }
 
   async save(task: Task): Promise<void> {
     this.porId.delete(task.id);
-    this.porId.set(task.id, structuredClone(task));
+    this.porId.set(task.id, { texto: JSON.stringify(Task.toJSON(task)), terminal: terminal(task) });
     if (this.porId.size <= this.maximo) return;
     for (const [id, antiga] of this.porId) {
       if (this.porId.size <= this.maximo) break;
-      if (terminal(antiga)) this.porId.delete(id);
+      if (antiga.terminal) this.porId.delete(id);
     }
   }
 
   /** ListTasks is rare: its exact semantics come from the SDK's own store, over a copy. */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const copia = new InMemoryTaskStore();
-    for (const task of this.porId.values()) await copia.save(task, context);
+    for (const id of this.porId.keys()) await copia.save((await this.load(id))!, context);
     return copia.list(params, context);
   }
 

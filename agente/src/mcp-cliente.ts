@@ -40,14 +40,16 @@ function fetchComLog(log: Log): typeof fetch {
     const linha = (resultado: string) => log(`mcp-> ${pedido} ${resultado} ${(performance.now() - comeco).toFixed(1)}ms`);
     try {
       const resposta = await fetch(entrada, init);
-      let resultado = '-';
-      if (resposta.headers.get('content-type')?.includes('application/json')) {
-        const json = await resposta.clone().json().catch(() => undefined);
-        if (json?.error) resultado = `erro ${json.error.code}`;
-        else if (json?.result) resultado = `${json.result.resultType ?? 'complete'}${json.result.isError ? ' isError' : ''}`;
+      if (!resposta.headers.get('content-type')?.includes('application/json')) {
+        linha(`http=${resposta.status} resultado=-`);
+        return resposta;
       }
-      linha(`http=${resposta.status} resultado=${resultado}`);
-      return resposta;
+      // Read once and hand the SDK a fresh Response: cheaper than clone(), which tees the stream.
+      const texto = await resposta.text();
+      const codigo = /"error":\{"code":(-?\d+)/.exec(texto)?.[1];
+      const tipo = /"resultType":"(\w+)"/.exec(texto)?.[1] ?? 'complete';
+      linha(`http=${resposta.status} resultado=${codigo ? `erro ${codigo}` : `${tipo}${texto.includes('"isError":true') ? ' isError' : ''}`}`);
+      return new Response(texto, { status: resposta.status, statusText: resposta.statusText, headers: resposta.headers });
     } catch (erro) {
       linha(`resultado=falha ${JSON.stringify(erro instanceof Error ? erro.message : String(erro))}`);
       throw erro;
