@@ -30,6 +30,8 @@ const DADOS = new URL('dados/', RAIZ);
 interface Linha {
   cenario: string;
   reqPorSeg: number;
+  /** autocannon reports percentiles in whole milliseconds; the mean keeps the fraction. */
+  media: number;
   p50: number;
   p99: number;
   erros: number;
@@ -75,19 +77,19 @@ function vagas() {
   };
 }
 
-async function medir(cenario: string, url: string, requests: autocannon.Request[], duracao = SEGUNDOS): Promise<Linha> {
-  const resultado = await autocannon({ url, connections: CONEXOES, duration: duracao, requests });
+async function medir(cenario: string, url: string, requests: autocannon.Request[], duracao = SEGUNDOS, conexoes = CONEXOES): Promise<Linha> {
+  const resultado = await autocannon({ url, connections: conexoes, duration: duracao, requests });
   const erros = resultado.errors + resultado.timeouts + resultado.non2xx;
-  const linha = { cenario, reqPorSeg: resultado.requests.average, p50: resultado.latency.p50, p99: resultado.latency.p99, erros };
+  const linha = { cenario, reqPorSeg: resultado.requests.average, media: resultado.latency.mean, p50: resultado.latency.p50, p99: resultado.latency.p99, erros };
   if (duracao === SEGUNDOS) linhas.push(linha);
-  process.stderr.write(`  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`);
+  process.stderr.write(`  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, media ${linha.media.toFixed(2)} ms, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`);
   return linha;
 }
 
 /** Warm-up (JIT, caches, connection pools), then the measured run. */
-async function aquecerEMedir(cenario: string, url: string, requests: () => autocannon.Request[]): Promise<Linha> {
-  await medir(`${cenario} (aquecimento)`, url, requests(), 1);
-  return medir(cenario, url, requests());
+async function aquecerEMedir(cenario: string, url: string, requests: () => autocannon.Request[], conexoes = CONEXOES): Promise<Linha> {
+  await medir(`${cenario} (aquecimento)`, url, requests(), 1, conexoes);
+  return medir(conexoes === CONEXOES ? cenario : `${cenario} (${conexoes} conexao)`, url, requests(), SEGUNDOS, conexoes);
 }
 
 function dadosCom(reservas: number): string {
@@ -101,6 +103,46 @@ function dadosCom(reservas: number): string {
   });
   writeFileSync(join(pasta, 'reservas.json'), JSON.stringify(lista));
   return pasta;
+}
+
+/**
+ * RSS says little about a few MiB, so the stores are also measured alone:
+ * a real paused Task (read back with GetTask) and a real pause (with a real
+ * requestState), saved PAUSADAS times into the agent's own in-memory stores,
+ * heap measured after a forced GC (the bench runs with --expose-gc).
+ */
+async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Promise<number> {
+  const coletar = (globalThis as { gc?: () => void }).gc;
+  if (!coletar) throw new Error('rode com node --expose-gc (npm run bench ja faz isso)');
+  const { Task } = await import('@a2a-js/sdk');
+  const { TarefasEmMemoria } = await import('../agente/src/armazenamento.js');
+  const { PausasEmMemoria } = await import('../agente/src/pausas.js');
+  const postar = async (url: string, headers: Record<string, string>, body: string) => (await fetch(url, { method: 'POST', headers, body })).json();
+  const { result } = await postar(a2a, { 'content-type': 'application/json' }, mensagemA2A(pedido));
+  const modelo = Task.fromJSON(result.task);
+  const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
+  const pergunta = (await postar(mcpUrl, mcpHeaders('tools/call', 'reservar_sala'), mcpCorpo('tools/call', { name: 'reservar_sala', arguments: args }))).result;
+  const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
+  const pausas = new PausasEmMemoria();
+  coletar();
+  const antes = process.memoryUsage().heapUsed;
+  for (let i = 0; i < PAUSADAS; i++) {
+    const id = randomUUID();
+    await tarefas.save({ ...modelo, id, contextId: randomUUID() });
+    await pausas.guardar(id, {
+      ferramenta: 'reservar_sala',
+      argumentos: args,
+      chave: Object.keys(pergunta.inputRequests)[0]!,
+      requestState: `${pergunta.requestState}`,
+      alternativas: ['sala-fusca', 'sala-mirante'],
+      trace: { traceId: randomBytes(16).toString('hex'), flags: '01' },
+      criadaEm: Date.now(),
+    });
+  }
+  coletar();
+  const kib = (process.memoryUsage().heapUsed - antes) / 1024 / PAUSADAS;
+  if (tarefas.tamanho !== PAUSADAS || (await pausas.total()) !== PAUSADAS) throw new Error('as estruturas nao guardaram tudo');
+  return kib;
 }
 
 const segredo = randomBytes(32).toString('hex');
@@ -125,9 +167,11 @@ try {
     chamarFerramenta('consultar_disponibilidade', { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00' }),
   ]);
   const vaga = vagas();
-  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, () => [
-    { ...chamarFerramenta('reservar_sala', {}), setupRequest: (req) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }) },
-  ]);
+  const reservarLivre = () => [
+    { ...chamarFerramenta('reservar_sala', {}), setupRequest: (req: autocannon.Request) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }) },
+  ];
+  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre);
+  const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre, 1);
   const conflito = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
   await aquecerEMedir('nosso MCP: input_required + retry (par)', mcp.url, () => [
     {
@@ -151,7 +195,7 @@ try {
   const a2a = `${agente.url}/a2a`;
   const vagaA2A = vagas();
   for (let i = 0; i < 2000; i++) vagaA2A(); // other days than the MCP scenario above
-  const enviar = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, () => [
+  const enviarLivre = (): autocannon.Request[] => [
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -160,7 +204,9 @@ try {
         return { ...req, body: mensagemA2A(`reservar sala=${v.sala} inicio=${v.inicio} fim=${v.fim} responsavel=${v.responsavel}`) };
       },
     },
-  ]);
+  ];
+  const enviar = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre);
+  const enviarSozinho = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre, 1);
   const pedidoEmConflito = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Bench';
   await aquecerEMedir('nosso A2A: pausa + continuacao (recusar)', a2a, () => [
     {
@@ -183,8 +229,10 @@ try {
   });
   const depois = memoriaMiB(agente.filho.pid!);
   extras.pausadas = pausadas;
-  extras.kibPorPausada = ((depois - antes) * 1024) / pausadas;
-  process.stderr.write(`  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibPorPausada.toFixed(2)} KiB por Task)\n`);
+  extras.kibRssPorPausada = ((depois - antes) * 1024) / pausadas;
+  process.stderr.write(`  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibRssPorPausada.toFixed(2)} KiB por Task)\n`);
+  extras.kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
+  process.stderr.write(`  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`);
   await agente.parar();
   await mcp.parar();
 
@@ -204,15 +252,17 @@ try {
     'piso SDK / piso bruto (vazao)': pisoSdk.reqPorSeg / pisoBruto.reqPorSeg,
     'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
     'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
-    'SendMessage p50 / reservar_sala p50 (alvo <= 1.5)': enviar.p50 / reservar.p50,
+    'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
+    'SendMessage / reservar_sala, latencia media com 1 conexao (alvo <= 1.5)': enviarSozinho.media / reservarSozinho.media,
     'consultar p50 com 100000 / com 10 (alvo <= 1.5)': escala[100_000]!.p50 / escala[10]!.p50,
-    'KiB por Task pausada (alvo <= 4)': extras.kibPorPausada,
+    'KiB de heap por Task pausada (alvo <= 4)': extras.kibHeapPorPausada!,
+    'KiB de RSS por Task pausada (processo inteiro)': extras.kibRssPorPausada!,
   };
 
   const tabela = [
-    '| cenario | req/s | p50 (ms) | p99 (ms) | erros |',
-    '| --- | ---: | ---: | ---: | ---: |',
-    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
+    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
     '',
     '| razao | valor |',
     '| --- | ---: |',
