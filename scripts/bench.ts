@@ -253,7 +253,8 @@ try {
     'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
     'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
-    'SendMessage / reservar_sala, latencia media com 1 conexao (alvo <= 1.5)': enviarSozinho.media / reservarSozinho.media,
+    // With one connection, requests go one after another: 1 / throughput is the time each takes.
+    'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
     'consultar p50 com 100000 / com 10 (alvo <= 1.5)': escala[100_000]!.p50 / escala[10]!.p50,
     'KiB de heap por Task pausada (alvo <= 4)': extras.kibHeapPorPausada!,
     'KiB de RSS por Task pausada (processo inteiro)': extras.kibRssPorPausada!,
