@@ -3,7 +3,6 @@
  * whether a room exists or a time is valid is the MCP server's call.
  */
 export const FORMATO_DO_PEDIDO = 'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>';
-export const FORMATO_DA_ESCOLHA = 'escolha=<id da sala> ou escolha=recusar';
 
 export interface Pedido {
   readonly sala: string;
