@@ -103,6 +103,11 @@ export class PausasNoBanco implements Pausas {
     return linha && (JSON.parse(linha.dados) as Pausa);
   }
 
+  async tomar(taskId: string): Promise<Pausa | undefined> {
+    const linha = await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).returning('dados').executeTakeFirst();
+    return linha && (JSON.parse(linha.dados) as Pausa);
+  }
+
   async apagar(taskId: string): Promise<void> {
     await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).execute();
   }

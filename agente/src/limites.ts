@@ -39,6 +39,10 @@ export class PausasLimitadas implements Pausas {
     return this.base.ler(taskId);
   }
 
+  tomar(taskId: string) {
+    return this.base.tomar(taskId);
+  }
+
   apagar(taskId: string) {
     return this.base.apagar(taskId);
   }
@@ -70,11 +74,9 @@ export class PausasLimitadas implements Pausas {
     }
   }
 
-  /** Sweeps every `intervaloMs`; the timer never keeps the process alive. Returns the stop function. */
-  varrerPeriodicamente(intervaloMs: number, aoFalhar: (erro: unknown) => void): () => void {
-    const relogio = setInterval(() => void this.varrer().catch(aoFalhar), intervaloMs);
-    relogio.unref();
-    return () => clearInterval(relogio);
+  /** Sweeps every `intervaloMs`; the timer never keeps the process alive. */
+  varrerPeriodicamente(intervaloMs: number, aoFalhar: (erro: unknown) => void): void {
+    setInterval(() => void this.varrer().catch(aoFalhar), intervaloMs).unref();
   }
 
   private async descartar(taskId: string, mensagem: string): Promise<void> {

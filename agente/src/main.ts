@@ -93,7 +93,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const requestHandler = new DefaultRequestHandler(
     AgentCard.fromJSON(card),
     new TarefasSemPausasOrfas(armazenamento.tarefas, pausas),
-    new Executor(new Ponte(mcp, pausas)),
+    new Executor(new Ponte(mcp, pausas), (taskId, contexto) => armazenamento.tarefas.load(taskId, contexto)),
     undefined,
     undefined,
     undefined,

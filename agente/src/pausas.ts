@@ -23,6 +23,8 @@ export interface Pausa {
 export interface Pausas {
   guardar(taskId: string, pausa: Pausa): Promise<void>;
   ler(taskId: string): Promise<Pausa | undefined>;
+  /** Reads and removes in one step: of two callers racing for one pause, only one gets it. */
+  tomar(taskId: string): Promise<Pausa | undefined>;
   apagar(taskId: string): Promise<void>;
   /** Ids of the pauses created at or before `instante`, oldest first, at most `limite`. */
   ate(instante: number, limite: number): Promise<string[]>;
@@ -46,6 +48,13 @@ export class PausasEmMemoria implements Pausas {
 
   async ler(taskId: string): Promise<Pausa | undefined> {
     const guardada = this.porTask.get(taskId);
+    return guardada && (JSON.parse(guardada.texto) as Pausa);
+  }
+
+  async tomar(taskId: string): Promise<Pausa | undefined> {
+    // No await between the read and the delete: that is what makes it one step.
+    const guardada = this.porTask.get(taskId);
+    this.porTask.delete(taskId);
     return guardada && (JSON.parse(guardada.texto) as Pausa);
   }
 

@@ -9,7 +9,9 @@
  *   6.   a booking completes the Task with its artifact; a refusal cancels it.
  * It translates protocol and decides no room rule.
  */
-import { ProtocolError } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError } from '@modelcontextprotocol/client';
+
+const INVALID_PARAMS = -32602;
 import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
@@ -59,33 +61,40 @@ export class Ponte {
     if (!pedido) return falhou(`Pedido fora do formato. Use: ${FORMATO_DO_PEDIDO}`);
     return this.falando(async () => {
       await this.exigirFerramenta(trace);
+      const politica = await this.versaoDaPolitica(trace);
       const argumentos = { ...pedido };
-      return this.traduzir(taskId, argumentos, await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)), trace);
+      return this.traduzir(taskId, argumentos, await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)), trace, politica);
     });
   }
 
-  /** Step 5: the client's answer to a paused Task. */
-  async retomar(taskId: string, texto: string, traceDaRequisicao: Trace | undefined): Promise<Desfecho> {
-    const pausa = await this.pausas.ler(taskId);
-    if (!pausa) return falhou('Esta Task nao tem pergunta pendente no agente (ele pode ter sido reiniciado sem TASKS_DB): envie o pedido de novo.');
-    if (this.pausas.expirada(pausa)) {
-      await this.pausas.apagar(taskId);
-      return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
-    }
+  /**
+   * Step 5 begins by taking the Task's pause (read and removed at once), so
+   * two answers racing for one Task cannot both reach MCP: the loser gets
+   * nothing and must leave the Task alone.
+   */
+  reivindicar(taskId: string): Promise<Pausa | undefined> {
+    return this.pausas.tomar(taskId);
+  }
+
+  /** Step 5: the client's answer to the pause it took. */
+  async retomar(taskId: string, pausa: Pausa, texto: string, traceDaRequisicao: Trace | undefined): Promise<Desfecho> {
+    if (this.pausas.expirada(pausa)) return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
     const trace = traceDaRequisicao ?? pausa.trace;
     const escolha = lerEscolha(texto);
     // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
     if (!escolha || ('sala' in escolha && !pausa.alternativas.includes(escolha.sala))) {
+      await this.pausas.guardar(taskId, pausa);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
     }
     const resposta = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
     return this.falando(async () => {
+      const politica = await this.versaoDaPolitica(trace);
       const resultado = await this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), {
         inputResponses: { [pausa.chave]: resposta },
         requestState: pausa.requestState,
       });
-      return this.traduzir(taskId, pausa.argumentos, resultado, trace);
-    }, taskId);
+      return this.traduzir(taskId, pausa.argumentos, resultado, trace, politica);
+    }, true);
   }
 
   /** A Task canceled while paused leaves nothing behind. */
@@ -94,7 +103,7 @@ export class Ponte {
   }
 
   /** Steps 4 and 6: the MCP result becomes the Task's next state. */
-  private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace): Promise<Desfecho> {
+  private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace, politica: string): Promise<Desfecho> {
     if (resultado.resultType === 'input_required') {
       const pausa = lerPergunta(resultado, argumentos, trace, this.agora());
       await this.pausas.guardar(taskId, pausa);
@@ -112,7 +121,7 @@ export class Ponte {
       inicio: String(feita.inicio),
       fim: String(feita.fim),
       responsavel: String(feita.responsavel),
-      politica: await this.versaoDaPolitica(trace),
+      politica,
     };
     return { estado: 'concluida', mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`, reserva };
   }
@@ -125,7 +134,11 @@ export class Ponte {
     }
   }
 
-  /** The version declared on the first line of politica://uso (`versao: ...`). */
+  /**
+   * The version declared on the first line of politica://uso (`versao: ...`),
+   * read before the call: a booking the server made is never turned into a
+   * failure by a read after it. Cached while the server's ttlMs allows.
+   */
   private async versaoDaPolitica(trace: Trace): Promise<string> {
     const texto = await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace));
     const versao = /^versao:\s*(\S+)/.exec(texto.split('\n', 1)[0] ?? '')?.[1];
@@ -134,16 +147,18 @@ export class Ponte {
   }
 
   /** MCP failures end the Task with a message the client can act on; the agent keeps serving. */
-  private async falando(conversa: () => Promise<Desfecho>, taskPausada?: string): Promise<Desfecho> {
+  private async falando(conversa: () => Promise<Desfecho>, continuacao = false): Promise<Desfecho> {
     try {
       return await conversa();
     } catch (erro) {
-      if (taskPausada) await this.pausas.apagar(taskPausada);
       if (erro instanceof Recusa) return falhou(erro.message);
       if (erro instanceof ProtocolError) {
-        return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}). Se a pergunta expirou, envie o pedido de novo.`);
+        const dica = continuacao && erro.code === INVALID_PARAMS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
+        return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
-      return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${erro instanceof Error ? erro.message : String(erro)}`);
+      const mensagem = erro instanceof Error ? erro.message : String(erro);
+      if (erro instanceof SdkError || erro instanceof TypeError) return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);
+      return falhou(`Falha inesperada ao falar com o servidor MCP: ${mensagem}`);
     }
   }
 }

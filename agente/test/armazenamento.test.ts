@@ -39,6 +39,13 @@ for (const [nome, criar] of [
       assert.equal(await pausas.ler('a'), undefined);
       assert.equal(await pausas.total(), 1);
     });
+    it('takes a pause once: the second taker gets nothing', async () => {
+      const pausas = await criar();
+      await pausas.guardar('a', pausa(1));
+      const [uma, outra] = await Promise.all([pausas.tomar('a'), pausas.tomar('a')]);
+      assert.deepEqual([uma?.criadaEm, outra], [1, undefined]);
+      assert.equal(await pausas.total(), 0);
+    });
     it('replaces a pause saved again for the same Task (a second question)', async () => {
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));

@@ -1,7 +1,7 @@
 /** The executor publishes what the bridge decided, in the Task lifecycle order. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
+import { SendMessageRequest, Task, TaskState } from '@a2a-js/sdk';
 import { DefaultExecutionEventBus, RequestContext, STATE_HEADERS_KEY, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
 import { Executor } from '../src/executor.js';
 import type { Desfecho, Ponte } from '../src/ponte.js';
@@ -11,7 +11,6 @@ function executar(desfecho: Desfecho, traceparent?: string) {
   const traces: (Trace | undefined)[] = [];
   const ponte = {
     atender: async (_t: string, _texto: string, trace: Trace) => (traces.push(trace), desfecho),
-    retomar: async () => desfecho,
   } as unknown as Ponte;
   const bus = new DefaultExecutionEventBus();
   const eventos: AgentExecutionEvent[] = [];
@@ -20,7 +19,7 @@ function executar(desfecho: Desfecho, traceparent?: string) {
   bus.on('finished', () => (terminou = true));
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
   const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { traceparent }]]) }));
-  return { eventos, traces, terminou: () => terminou, pronto: new Executor(ponte).execute(contexto, bus) };
+  return { eventos, traces, terminou: () => terminou, pronto: new Executor(ponte, async () => undefined).execute(contexto, bus) };
 }
 
 const estados = (eventos: AgentExecutionEvent[]) =>
@@ -62,4 +61,19 @@ it('uses the trace-id of the traceparent header, or starts its own trace', async
   assert.equal(com.traces[0]?.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
   assert.match(sem.traces[0]!.traceId, /^[0-9a-f]{32}$/);
   assert.notEqual(sem.traces[0]!.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
+});
+
+it('an answer to a Task that is no longer paused publishes the stored Task and changes nothing', async () => {
+  const guardada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } });
+  const snapshotVelho = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
+  let reivindicou = false;
+  const ponte = { reivindicar: async () => ((reivindicou = true), undefined) } as unknown as Ponte;
+  const bus = new DefaultExecutionEventBus();
+  const eventos: AgentExecutionEvent[] = [];
+  bus.on('event', (evento) => eventos.push(evento));
+  const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' } });
+  const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), snapshotVelho);
+  await new Executor(ponte, async () => guardada).execute(contexto, bus);
+  assert.deepEqual(estados(eventos), ['task:TASK_STATE_COMPLETED']);
+  assert.equal(reivindicou, false);
 });

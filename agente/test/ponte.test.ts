@@ -42,6 +42,13 @@ class McpFalso {
   }
 }
 
+/** The executor's two steps for an answer: take the pause, then continue with it. */
+async function responder(ponte: Ponte, taskId: string, texto: string) {
+  const pausa = await ponte.reivindicar(taskId);
+  assert.ok(pausa, `sem pausa para ${taskId}`);
+  return ponte.retomar(taskId, pausa, texto, undefined);
+}
+
 const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
   const mcp = new McpFalso(respostas, ferramentas);
   return { mcp, ponte: new Ponte(mcp, new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 100, validadeMs: 60_000 }, async () => {})) };
@@ -89,7 +96,7 @@ describe('Ponte', () => {
     const { mcp, ponte } = montar([pausa({ type: 'string', enum: ['sala-fusca', 'sala-mirante'] }), reservada('sala-mirante')]);
     const trace = novoTrace();
     await ponte.atender('t', PEDIDO, trace);
-    const desfecho = await ponte.retomar('t', 'escolha=sala-mirante', undefined);
+    const desfecho = await responder(ponte, 't', 'escolha=sala-mirante');
     assert.equal(desfecho.estado, 'concluida');
     const [primeira, retry] = mcp.chamadas;
     assert.deepEqual(retry!.args, primeira!.args);
@@ -100,7 +107,7 @@ describe('Ponte', () => {
   it('recusar declines and cancels', async () => {
     const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca'] }), { content: [], structuredContent: { reservado: false, motivo: 'recusado' } }]);
     await ponte.atender('t', PEDIDO, novoTrace());
-    assert.equal((await ponte.retomar('t', 'escolha=recusar', undefined)).estado, 'cancelada');
+    assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
     assert.deepEqual(mcp.chamadas[1]!.continuacao!.inputResponses, { chave_do_servidor: { action: 'decline' } });
   });
 
@@ -108,7 +115,7 @@ describe('Ponte', () => {
     const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] })]);
     await ponte.atender('t', PEDIDO, novoTrace());
     for (const texto of ['escolha=sala-aquario', 'sim', '']) {
-      assert.deepEqual(await ponte.retomar('t', texto, undefined), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
+      assert.deepEqual(await responder(ponte, 't', texto), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
     }
     assert.equal(mcp.chamadas.length, 1);
   });
@@ -116,27 +123,34 @@ describe('Ponte', () => {
   it('a retry answered with input_required pauses again with the new list and state', async () => {
     const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] }), pausa({ enum: ['sala-mirante'] }, { requestState: 'estado-2' }), reservada('sala-mirante')]);
     await ponte.atender('t', PEDIDO, novoTrace());
-    assert.deepEqual(await ponte.retomar('t', 'escolha=sala-fusca', undefined), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
-    await ponte.retomar('t', 'escolha=sala-mirante', undefined);
+    assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
+    await responder(ponte, 't', 'escolha=sala-mirante');
     assert.equal(mcp.chamadas[2]!.continuacao!.requestState, 'estado-2');
+  });
+
+  it('two answers racing for one pause: only one takes it', async () => {
+    const { ponte } = montar([pausa({ enum: ['a', 'b'] })]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    const [uma, outra] = await Promise.all([ponte.reivindicar('t'), ponte.reivindicar('t')]);
+    assert.ok(uma && !outra);
   });
 
   it('paused state is per Task', async () => {
     const { mcp, ponte } = montar([pausa({ enum: ['a'] }, { requestState: 'sa' }), pausa({ enum: ['b'] }, { requestState: 'sb' }), reservada('b'), reservada('a')]);
     await ponte.atender('A', PEDIDO, novoTrace());
     await ponte.atender('B', PEDIDO, novoTrace());
-    await ponte.retomar('B', 'escolha=b', undefined);
-    await ponte.retomar('A', 'escolha=a', undefined);
+    await responder(ponte, 'B', 'escolha=b');
+    await responder(ponte, 'A', 'escolha=a');
     assert.deepEqual(mcp.chamadas.slice(2).map((c) => c.continuacao!.requestState), ['sb', 'sa']);
   });
 
   it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
-    const { ponte } = montar([pausa({ enum: ['a'] }), new Error('fetch failed')]);
+    const { ponte } = montar([pausa({ enum: ['a'] }), new TypeError('fetch failed')]);
     await ponte.atender('t', PEDIDO, novoTrace());
-    const desfecho = await ponte.retomar('t', 'escolha=a', undefined);
+    const desfecho = await responder(ponte, 't', 'escolha=a');
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /^Servidor MCP indisponivel em http:\/\/mcp\.test\/mcp: fetch failed/);
-    assert.equal((await ponte.retomar('t', 'escolha=a', undefined)).estado, 'falhou');
+    assert.equal(await ponte.reivindicar('t'), undefined);
   });
 
   it('an elicitation it cannot relay fails instead of guessing', async () => {
@@ -153,7 +167,7 @@ describe('Ponte and the pause lifetime', () => {
     const ponte = new Ponte(mcp, pausas, () => agora);
     await ponte.atender('t', PEDIDO, novoTrace());
     agora += 600_000;
-    assert.deepEqual(await ponte.retomar('t', 'escolha=sala-fusca', undefined), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
+    assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
     assert.equal(mcp.chamadas.length, 1);
     assert.equal(await pausas.total(), 0);
   });
