@@ -5,12 +5,12 @@
  * concurrency with autocannon, prints one table and writes it as JSON.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from './processos.js';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +42,6 @@ type Contexto = { chave?: string; requestState?: string; taskId?: string };
 const extras: Record<string, number> = {};
 const processos: Processo[] = [];
 
-const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 function mcpHeaders(metodo: string, nome?: string) {
   return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO, 'mcp-method': metodo, ...(nome ? { 'mcp-name': nome } : {}) };

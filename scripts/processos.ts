@@ -4,6 +4,7 @@
  * line, stderr kept for assertions and shown when a boot fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const RAIZ = fileURLToPath(new URL('../', import.meta.url));
@@ -87,6 +88,9 @@ export async function iniciar(arquivo: string, env: Record<string, string>, { pr
     },
   };
 }
+
+/** Resident memory of a process, from /proc (Linux), in MiB. */
+export const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 export const ARQUIVO_DO_MCP = 'servidor-mcp/src/main.ts';
 export const ARQUIVO_DO_AGENTE = 'agente/src/main.ts';

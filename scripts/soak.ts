@@ -3,10 +3,9 @@
  * ports, the bridge under load for N seconds, then requests, errors,
  * latency percentiles and agent memory. Exits 1 if an invariant broke.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { carga, percentil } from './carga.js';
-import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar } from './processos.js';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB } from './processos.js';
 import { randomBytes } from 'node:crypto';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, clientes: { type: 'string', default: '16' } } });
@@ -14,15 +13,13 @@ const segundos = Number(values.seconds);
 const clientes = Number(values.clientes);
 if (!(segundos > 0) || !(clientes > 0)) throw new Error('uso: npm run soak -- --seconds N [--clientes C]');
 
-/** Resident memory of a process, from /proc (Linux), in MiB. */
-const memoria = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 const mcp = await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: randomBytes(32).toString('hex') });
 const agente = await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url });
 try {
-  const antes = memoria(agente.filho.pid!);
+  const antes = memoriaMiB(agente.filho.pid!);
   const relatorio = await carga({ agente: agente.url, segundos, clientes });
-  const depois = memoria(agente.filho.pid!);
+  const depois = memoriaMiB(agente.filho.pid!);
   const linhas = [
     `duracao: ${segundos}s, clientes: ${clientes}`,
     `requests A2A: ${relatorio.pedidos} (${(relatorio.pedidos / segundos).toFixed(0)}/s), erros: ${relatorio.erros.length}`,

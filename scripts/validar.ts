@@ -48,8 +48,9 @@ try {
     saida += parte.toString('utf8');
     process.stdout.write(parte);
   });
-  codigo = await new Promise<number>((resolver) => {
-    execucao.once('error', (erro) => falhar(`nao consegui rodar python3: ${erro.message}`));
+  // A failure to run python3 rejects (it does not exit), so the finally below still stops both processes.
+  codigo = await new Promise<number>((resolver, rejeitar) => {
+    execucao.once('error', (erro) => rejeitar(new Error(`nao consegui rodar python3: ${erro.message}`)));
     execucao.once('exit', (c) => resolver(c ?? 1));
   });
 

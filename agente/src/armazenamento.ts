@@ -18,7 +18,6 @@ export interface Armazenamento {
   readonly tarefas: TaskStore;
   readonly pausas: Pausas;
   readonly descricao: string;
-  fechar(): Promise<void>;
 }
 
 export interface OpcoesDeArmazenamento {
@@ -155,7 +154,7 @@ async function abrirBanco(banco: string): Promise<Kysely<TabelaDePausas>> {
 
 export async function abrirArmazenamento({ banco, maxTarefas }: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
-    return { tarefas: new TarefasEmMemoria(maxTarefas), pausas: new PausasEmMemoria(), descricao: `memoria (ate ${maxTarefas} Tasks)`, fechar: async () => {} };
+    return { tarefas: new TarefasEmMemoria(maxTarefas), pausas: new PausasEmMemoria(), descricao: `memoria (ate ${maxTarefas} Tasks)` };
   }
   const db = await abrirBanco(banco);
   await PausasNoBanco.criarTabela(db);
@@ -163,7 +162,6 @@ export async function abrirArmazenamento({ banco, maxTarefas }: OpcoesDeArmazena
     tarefas: new DatabaseTaskStore(db),
     pausas: new PausasNoBanco(db),
     descricao: ehPostgres(banco) ? `PostgreSQL (${new URL(banco).host})` : `SQLite (${banco})`,
-    fechar: () => db.destroy(),
   };
 }
 

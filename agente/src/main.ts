@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { escutar, executarProcesso, log } from 'compartilhado/processo';
+import { campo } from 'compartilhado/log';
+import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { CAMINHO_A2A, agentCard } from './card.js';
 import { lerConfiguracao } from './config.js';
@@ -20,17 +21,20 @@ import { lerTraceparent } from './trace.js';
 
 interface Registro {
   nota?: string;
+  terminado?: boolean;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
 // @a2a-js/sdk reports handled JSON-RPC errors with console.error and a stack
 // trace; they belong to the request's own log line, not to loose stderr lines.
 const consoleError = console.error.bind(console);
+// Once the line is written (or outside any request) they go to stderr as they are.
 console.error = (...partes: unknown[]) => {
   const registro = registroAtual.getStore();
-  if (!registro) return consoleError(...partes);
+  if (!registro || registro.terminado) return consoleError(...partes);
   const erro = partes.find((parte): parte is Error => parte instanceof Error);
-  registro.nota = erro ? `${erro.name}: ${erro.message}` : partes.map(String).join(' ');
+  const nota = erro ? `${erro.name}: ${erro.message}` : partes.map(String).join(' ');
+  registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
 };
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
@@ -48,6 +52,7 @@ const registrarRequisicao: RequestHandler = (req, res, next) => {
     return end(parte, ...resto);
   }) as typeof res.end;
   res.on('finish', () => {
+    registro.terminado = true;
     let resposta: any;
     try {
       resposta = JSON.parse(corpo);
@@ -59,9 +64,9 @@ const registrarRequisicao: RequestHandler = (req, res, next) => {
     const taskId = [task?.id, params?.message?.taskId, params?.id].find((id) => typeof id === 'string') ?? '-';
     const campos = [
       `${req.method} ${req.originalUrl}`,
-      `metodo=${String(req.body?.method ?? '-')}`,
-      `id=${JSON.stringify(req.body?.id ?? null)}`,
-      `task=${taskId}`,
+      `metodo=${campo(req.body?.method ?? '-')}`,
+      `id=${campo(req.body?.id ?? null)}`,
+      `task=${campo(taskId)}`,
       `estado=${resposta?.error ? `erro ${resposta.error.code}` : (task?.status?.state ?? '-')}`,
       `trace=${lerTraceparent(req.headers.traceparent)?.traceId ?? '-'}`,
       `http=${res.statusCode}`,
@@ -75,10 +80,15 @@ const registrarRequisicao: RequestHandler = (req, res, next) => {
 const erroDeJsonRpc = (res: express.Response, status: number, code: number, message: string) =>
   res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
 
-/** Body limit and parse errors answered as JSON-RPC errors, before the SDK sees the request. */
+/**
+ * Body errors answered as JSON-RPC errors before the SDK sees the request:
+ * size, bad JSON, and any other 4xx the body parser raises (an unknown
+ * charset or Content-Encoding, a corrupt compressed body).
+ */
 const errosDoCorpo: ErrorRequestHandler = (erro, _req, res, next) => {
   if (erro?.type === 'entity.too.large') return erroDeJsonRpc(res, 413, -32600, 'Corpo acima do limite de 64 KiB');
   if (erro instanceof SyntaxError || erro?.type === 'entity.parse.failed') return erroDeJsonRpc(res, 400, -32700, 'Parse error: o corpo nao e JSON valido');
+  if (Number.isInteger(erro?.status) && erro.status >= 400 && erro.status < 500) return erroDeJsonRpc(res, erro.status, -32600, `Invalid Request: ${erro.message}`);
   next(erro);
 };
 
@@ -133,13 +143,12 @@ executarProcesso('agente', async () => {
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  const urlLocal = new URL(`http://${host}:${porta}`);
-  const urlPublica = config.urlPublica ?? urlLocal;
+  const local = urlLocal(config.host, porta);
+  const urlPublica = config.urlPublica ?? local;
   const { app, mcp } = montarApp(config, urlPublica, armazenamento);
   servidor.on('request', app);
-  const publica = urlPublica === urlLocal ? '' : `, URL publica ${urlPublica.href}`;
-  log(`agente ouvindo em ${urlLocal.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`);
+  const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
+  log(`agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`);
   mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
   return servidor;
 });

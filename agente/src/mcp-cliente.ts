@@ -4,6 +4,7 @@
  * declaring form elicitation, and never answering input_required by itself.
  */
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { resultadoJsonRpc } from 'compartilhado/log';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
 const VERSAO_MCP = '2026-07-28';
@@ -46,9 +47,7 @@ function fetchComLog(log: Log): typeof fetch {
       }
       // Read once and hand the SDK a fresh Response: cheaper than clone(), which tees the stream.
       const texto = await resposta.text();
-      const codigo = /"error":\{"code":(-?\d+)/.exec(texto)?.[1];
-      const tipo = /"resultType":"(\w+)"/.exec(texto)?.[1] ?? 'complete';
-      linha(`http=${resposta.status} resultado=${codigo ? `erro ${codigo}` : `${tipo}${texto.includes('"isError":true') ? ' isError' : ''}`}`);
+      linha(`http=${resposta.status} resultado=${resultadoJsonRpc(texto)}`);
       return new Response(texto, { status: resposta.status, statusText: resposta.statusText, headers: resposta.headers });
     } catch (erro) {
       linha(`resultado=falha ${JSON.stringify(erro instanceof Error ? erro.message : String(erro))}`);

@@ -101,6 +101,17 @@ describe('hostile and broken input', () => {
     assert.equal((await fetch(`${processos.agente.url}/.well-known/agent-card.json`)).status, 200, 'still serving');
   });
 
+  it('A2A: an unknown charset or Content-Encoding, or a corrupt compressed body, is a 4xx JSON-RPC error', async () => {
+    const a2aUrl = `${processos.agente.url}/a2a`;
+    const corpo = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}';
+    const casos: Record<string, string>[] = [{ 'content-type': 'application/json; charset=latin-9' }, { 'content-encoding': 'zz' }, { 'content-encoding': 'br' }];
+    for (const headers of casos) {
+      const resposta = await postar(a2aUrl, corpo, headers);
+      assert.ok(resposta.status >= 400 && resposta.status < 500, `${JSON.stringify(headers)} -> ${resposta.status}`);
+      assert.equal((await resposta.json()).error.code, -32600);
+    }
+  });
+
   it('A2A: enormous or control-character text ends FAILED with the format, and books nothing', async () => {
     for (const texto of ['\u0000\u0007\u001b[31m'.repeat(1_000), 'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000', `reservar ${'a'.repeat(60_000)}`]) {
       const resposta = await enviar(processos.agente.url, texto);

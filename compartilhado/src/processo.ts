@@ -22,6 +22,12 @@ export function escutar(servidor: Server, porta: number, host: string): Promise<
   });
 }
 
+/** The local URL of a bound address: a wildcard host is reached as localhost, IPv6 goes in brackets. */
+export function urlLocal(host: string, porta: number, caminho = ''): URL {
+  const nome = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return new URL(`http://${nome}:${porta}${caminho}`);
+}
+
 export function executarProcesso(nome: string, iniciar: () => Promise<Server>): void {
   iniciar().then(
     (servidor) => {

@@ -10,13 +10,11 @@ import type { Pedido } from './dominio/agenda.js';
 
 export const FERRAMENTA_COM_PAUSA = 'reservar_sala';
 
-export interface EstadoEscolhaDeSala {
-  readonly passo: 'escolha_de_sala';
+/** What reservar_sala seals when it asks for a choice: the whole request and what was offered. */
+export interface EstadoReserva {
   readonly pedido: Pedido & { readonly responsavel: string };
   readonly alternativas: readonly string[];
 }
-
-export type EstadoReserva = EstadoEscolhaDeSala;
 
 export function criarCodec(segredo: string, validadeSegundos: number): RequestStateCodec<EstadoReserva> {
   const codec = createRequestStateCodec<EstadoReserva>({
@@ -43,7 +41,13 @@ function emBase64urlCanonico(estado: string): boolean {
   return versao === 'v1' && partes.length > 0 && partes.every((parte) => Buffer.from(parte, 'base64url').toString('base64url') === parte);
 }
 
-/** The tool a tools/call names; the SDK's context does not carry it, the HTTP request's mirrored header does. */
-function nomeDaFerramenta(ctx: ServerContext): string | null | undefined {
-  return ctx.http?.req?.headers.get('mcp-name');
+/**
+ * The tool a tools/call names. The SDK's context does not carry it; the
+ * mirrored Mcp-Name header does, and the SDK has already checked that it
+ * matches the body. A client may send it base64-encoded (=?base64?...?=).
+ */
+function nomeDaFerramenta(ctx: ServerContext): string | undefined {
+  const cabecalho = ctx.http?.req?.headers.get('mcp-name') ?? undefined;
+  const codificado = cabecalho && /^=\?base64\?(.*)\?=$/i.exec(cabecalho)?.[1];
+  return codificado ? Buffer.from(codificado, 'base64').toString('utf8') : cabecalho;
 }

@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { campo, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 
 export const CAMINHO = '/mcp';
@@ -89,17 +90,13 @@ function resumo(pedido: unknown, registro: Registro): string {
   const corpo = objeto(pedido);
   const params = objeto(corpo?.params);
   const meta = objeto(params?._meta);
-  // Read with patterns, not a parse: a tools/list answer is large and this runs on every request.
-  const codigo = /"error":\{"code":(-?\d+)/.exec(registro.corpo)?.[1];
-  const tipo = /"resultType":"(\w+)"/.exec(registro.corpo)?.[1];
-  const resultado = codigo ? `erro ${codigo}` : tipo ? `${tipo}${registro.corpo.includes('"isError":true') ? ' isError' : ''}` : '-';
   const campos = [
-    `metodo=${String(corpo?.method ?? '-')}`,
+    `metodo=${campo(corpo?.method ?? '-')}`,
     `id=${JSON.stringify(corpo?.id ?? null)}`,
-    `nome=${String(params?.name ?? params?.uri ?? '-')}`,
-    `traceparent=${String(meta?.traceparent ?? '-')}`,
+    `nome=${campo(params?.name ?? params?.uri ?? '-')}`,
+    `traceparent=${campo(meta?.traceparent ?? '-')}`,
     `http=${registro.status}`,
-    `resultado=${resultado}`,
+    `resultado=${resultadoJsonRpc(registro.corpo)}`,
   ];
   if (registro.motivo) campos.push(`motivo=${JSON.stringify(registro.motivo)}`);
   return campos.join(' ');
@@ -165,6 +162,6 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
       if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
       else res.end();
     });
-    log(`${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${req.url} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
+    log(`${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${campo(req.url)} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
   };
 }

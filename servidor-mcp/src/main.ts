@@ -1,6 +1,6 @@
 /** The only file that listens: config, data, HTTP server. */
 import { createServer } from 'node:http';
-import { escutar, executarProcesso, log } from 'compartilhado/processo';
+import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { lerConfiguracao } from './config.js';
 import { carregarAgenda } from './dados.js';
 import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard } from './descoberta.js';
@@ -17,6 +17,6 @@ executarProcesso('servidor-mcp', async () => {
   const publicos = { documentos: new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]), link: LINK_DO_SERVER_CARD };
   const servidor = createServer(criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos));
   const porta = await escutar(servidor, config.porta, config.host);
-  log(`servidor-mcp ouvindo em http://${config.host}:${porta}${CAMINHO} (politica ${agenda.politica.versao})`);
+  log(`servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao})`);
   return servidor;
 });

@@ -15,7 +15,7 @@ import {
 import * as z from 'zod';
 import type { Agenda, Intervalo, Reserva, Resultado, Sala } from './dominio/agenda.js';
 import { esquemaFixo } from './esquema.js';
-import { FERRAMENTA_COM_PAUSA, type EstadoEscolhaDeSala, type EstadoReserva } from './estado.js';
+import { FERRAMENTA_COM_PAUSA, type EstadoReserva } from './estado.js';
 
 /** The inputRequests key; the client must send its answer back under the same one. */
 export const CHAVE_DA_ESCOLHA = 'escolha_de_sala';
@@ -102,7 +102,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
   const naoReservada = (motivo: string) =>
     completo({ reserva: null, reservado: false, sala: null, inicio: null, fim: null, responsavel: null, politica: null, motivo });
 
-  const pedirEscolha = async (pedido: EstadoEscolhaDeSala['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
+  const pedirEscolha = async (pedido: EstadoReserva['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
     inputRequired({
       inputRequests: {
         [CHAVE_DA_ESCOLHA]: inputRequired.elicit({
@@ -116,10 +116,10 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
           },
         }),
       },
-      requestState: await codec.mint({ passo: 'escolha_de_sala', pedido, alternativas }, ctx),
+      requestState: await codec.mint({ pedido, alternativas }, ctx),
     });
 
-  const responder = (resultado: Resultado, pedido: EstadoEscolhaDeSala['pedido'], ctx: ServerContext) => {
+  const responder = (resultado: Resultado, pedido: EstadoReserva['pedido'], ctx: ServerContext) => {
     switch (resultado.tipo) {
       case 'reservada':
         return reservada(resultado.reserva);
@@ -131,7 +131,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
   };
 
   /** Second round: the sealed request wins over whatever arguments were re-sent. */
-  const continuar = (estado: EstadoEscolhaDeSala, ctx: ServerContext): CallToolResult | Promise<InputRequiredResult> => {
+  const continuar = (estado: EstadoReserva, ctx: ServerContext): CallToolResult | Promise<InputRequiredResult> => {
     const resposta = inputResponse(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA);
     if (resposta.kind === 'elicit' && resposta.action === 'decline') return naoReservada('recusado');
     if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
@@ -144,7 +144,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     return responder(reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
   };
 
-  const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoEscolhaDeSala['pedido'], pedida: Sala) =>
+  const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoReserva['pedido'], pedida: Sala) =>
     agenda.reservar(sala, intervalo, { inicio: pedido.inicio, fim: pedido.fim, responsavel: pedido.responsavel }, pedida);
 
   servidor.registerTool(

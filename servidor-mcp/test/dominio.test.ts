@@ -23,8 +23,9 @@ describe('politica', () => {
     assert.equal(politica.deslocamentoMin, -180);
     assert.equal(politica.duracaoMaximaHoras, 2);
   });
-  it('refuses a text without a version line', () => {
+  it('refuses a text without the version on its first line', () => {
     assert.throws(() => lerPolitica('sem versao'), /versao/);
+    assert.throws(() => lerPolitica('titulo\nversao: 1\nentre 08:00 e 20:00 (-03:00) maxima de 2 horas'), /primeira linha/);
   });
 });
 
@@ -75,6 +76,10 @@ describe('validar', () => {
     assert.equal(erro('sala-aquario', '2026-11-04T10:00:00Z', '2026-11-04T11:30:00Z'), JANELA);
     assert.equal(erro('sala-aquario', '2026-11-03T22:00:00-03:00', '2026-11-03T23:00:00-03:00'), JANELA);
   });
+  it('refuses an interval through the night, whatever the duration limit', () => {
+    assert.equal(erro('sala-aquario', '2026-11-03T19:00:00-03:00', '2026-11-04T09:00:00-03:00'), JANELA);
+    assert.equal(erro('sala-aquario', '2026-11-03T19:30:00-03:00', '2026-11-04T08:00:00-03:00'), JANELA);
+  });
   it('allows exactly two hours and refuses more', () => {
     assert.equal(erro('sala-aquario', '2026-11-03T09:00:00-03:00', '2026-11-03T11:00:00-03:00'), undefined);
     assert.equal(erro('sala-aquario', '2026-11-03T09:00:00-03:00', '2026-11-03T11:00:01-03:00'), DURACAO);
@@ -101,6 +106,11 @@ describe('agenda', () => {
       agenda.conflitos('sala-garagem', intervalo('2026-11-03T17:00:00Z', '2026-11-03T18:00:00Z')).map((r) => r.id),
       ['res-0001'],
     );
+  });
+  it('refuses a data file whose bookings overlap in one room, or run backwards', () => {
+    const reserva = (id: string, inicio: string, fim: string) => ({ id, sala: 'sala-garagem', inicio, fim, responsavel: 'x' });
+    assert.throws(() => new Agenda(salas, [reserva('a', '2026-11-03T10:00:00-03:00', '2026-11-03T18:00:00-03:00'), reserva('b', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00')], politica), /b se sobrepoe a a/);
+    assert.throws(() => new Agenda(salas, [reserva('c', '2026-11-03T12:00:00-03:00', '2026-11-03T11:00:00-03:00')], politica), /reserva invalida c/);
   });
   it('continues the id sequence of the data file', () => {
     const agenda = novaAgenda();

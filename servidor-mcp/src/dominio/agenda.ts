@@ -41,6 +41,7 @@ export type Resultado =
   | { tipo: 'erro'; erro: string };
 
 const MAXIMO_DE_ALTERNATIVAS = 3;
+const MS_POR_DIA = 86_400_000;
 
 function hhmm(minutos: number): string {
   return `${String(Math.floor(minutos / 60)).padStart(2, '0')}:${String(minutos % 60).padStart(2, '0')}`;
@@ -75,13 +76,15 @@ export function validar(politica: Politica, salas: ReadonlyMap<string, Sala>, pe
   if (fim <= inicio) return { ok: false, erro: texto.intervaloInvalido };
   const abre = politica.abertura * 60_000;
   const fecha = politica.fechamento * 60_000;
+  const local = (instante: number) => instante + politica.deslocamentoMin * 60_000;
   const dentro = (instante: number) => {
     const ms = msDoDiaLocal(instante, politica.deslocamentoMin);
     return ms >= abre && ms <= fecha;
   };
-  // A window [abre, fecha] shorter than a day plus the duration cap keep an
-  // interval on one local day, so checking both ends is enough.
-  if (!dentro(inicio) || !dentro(fim)) return { ok: false, erro: texto.foraDaJanela };
+  // Both ends inside the window and on the same local day: an interval
+  // through the night would cross the hours the policy closes.
+  const mesmoDia = Math.floor(local(inicio) / MS_POR_DIA) === Math.floor(local(fim) / MS_POR_DIA);
+  if (!dentro(inicio) || !dentro(fim) || !mesmoDia) return { ok: false, erro: texto.foraDaJanela };
   if (fim - inicio > politica.duracaoMaximaHoras * 3_600_000) return { ok: false, erro: texto.duracaoAcimaDoLimite };
   return { ok: true, sala, intervalo: { inicio, fim } };
 }
@@ -121,9 +124,12 @@ export class Agenda {
     for (const reserva of reservas) {
       const inicio = lerInstante(reserva.inicio);
       const fim = lerInstante(reserva.fim);
-      if (inicio === undefined || fim === undefined || !this.ocupacoes.has(reserva.sala)) {
+      if (inicio === undefined || fim === undefined || fim <= inicio || !this.ocupacoes.has(reserva.sala)) {
         throw new Error(`reservas.json: reserva invalida ${reserva.id}`);
       }
+      // The lookups rely on the bookings of a room never overlapping.
+      const conflito = this.conflitos(reserva.sala, { inicio, fim })[0];
+      if (conflito) throw new Error(`reservas.json: ${reserva.id} se sobrepoe a ${conflito.id} na ${reserva.sala}`);
       this.inserir({ inicio, fim, reserva });
       this.ultimoNumero = Math.max(this.ultimoNumero, Number(/(\d+)$/.exec(reserva.id)?.[1] ?? 0));
     }

@@ -21,7 +21,7 @@ function exigir(texto: string, padrao: RegExp, oQue: string): RegExpMatchArray {
 }
 
 export function lerPolitica(texto: string): Politica {
-  const [, versao] = exigir(texto, /^versao:\s*(\S+)\s*$/m, 'a linha "versao: ..."');
+  const [, versao] = exigir(texto.split('\n', 1)[0] ?? '', /^versao:\s*(\S+)\s*$/, 'a primeira linha "versao: ..."');
   const [, h1, m1, h2, m2] = exigir(texto, /entre (\d{2}):(\d{2}) e (\d{2}):(\d{2})/, 'a janela "entre HH:MM e HH:MM"');
   const [, sinal, oh, om] = exigir(texto, /\(([+-])(\d{2}):(\d{2})\)/, 'o fuso "(+-HH:MM)"');
   const [, horas] = exigir(texto, /maxima de (\d+) horas?/, 'a "Duracao maxima de N horas"');
