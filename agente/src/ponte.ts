@@ -10,13 +10,13 @@
  * It translates protocol and decides no room rule.
  */
 import { ProtocolError, SdkError } from '@modelcontextprotocol/client';
-
-const INVALID_PARAMS = -32602;
 import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa, Pausas } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
+
+const INVALID_PARAMS = -32602;
 
 export const FERRAMENTA_DE_RESERVA = 'reservar_sala';
 export const URI_DA_POLITICA = 'politica://uso';
@@ -45,7 +45,7 @@ export const linhaDeAlternativas = (alternativas: readonly string[]) => `alterna
 
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
 
-/** An expected failure with a message for the client (bugs stay plain Errors). */
+/** An expected failure whose message is meant for the client as it is. */
 class Recusa extends Error {}
 
 export class Ponte {
@@ -109,7 +109,6 @@ export class Ponte {
       await this.pausas.guardar(taskId, pausa);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
     }
-    await this.pausas.apagar(taskId);
     if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
     const feita = resultado.structuredContent as Partial<ReservaFeita> & { reservado?: boolean; motivo?: string } | undefined;
     if (feita?.reservado !== true) {
