@@ -91,7 +91,6 @@ export class Executor implements AgentExecutor {
     bus.finished();
   }
 
-
   /**
    * Only reached while an execution is running: paused Tasks keep no event
    * bus (keepBusAliveStates is empty), so the SDK cancels those itself.

@@ -18,7 +18,6 @@ import { abrirArmazenamento, encerradorDeTarefas, type Armazenamento } from './a
 import { Ponte } from './ponte.js';
 import { lerTraceparent } from './trace.js';
 
-
 interface Registro {
   nota?: string;
   terminado?: boolean;

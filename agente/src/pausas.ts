@@ -47,14 +47,18 @@ export class PausasEmMemoria implements Pausas {
   }
 
   async ler(taskId: string): Promise<Pausa | undefined> {
-    const guardada = this.porTask.get(taskId);
-    return guardada && (JSON.parse(guardada.texto) as Pausa);
+    return this.decodificar(taskId);
   }
 
   async tomar(taskId: string): Promise<Pausa | undefined> {
     // No await between the read and the delete: that is what makes it one step.
-    const guardada = this.porTask.get(taskId);
+    const pausa = this.decodificar(taskId);
     this.porTask.delete(taskId);
+    return pausa;
+  }
+
+  private decodificar(taskId: string): Pausa | undefined {
+    const guardada = this.porTask.get(taskId);
     return guardada && (JSON.parse(guardada.texto) as Pausa);
   }
 
