@@ -12,3 +12,29 @@ export function lerInteiro(env: NodeJS.ProcessEnv, nome: string, padrao: number,
 }
 
 export const lerPorta = (env: NodeJS.ProcessEnv, nome: string, padrao: number) => lerInteiro(env, nome, padrao, 0, 65535);
+
+/** A connection URL fit for a log line: the password, wherever it was, becomes ***. */
+export function urlSemSenha(url: string): string {
+  try {
+    const limpa = new URL(url);
+    if (limpa.password) limpa.password = '***';
+    if (limpa.searchParams.has('password')) limpa.searchParams.set('password', '***');
+    return limpa.href;
+  } catch {
+    return '(URL invalida)';
+  }
+}
+
+/** A postgres:// URL from the environment, or undefined when unset; a bad one is refused without echoing it (it may hold a password). */
+export function lerUrlDoPostgres(env: NodeJS.ProcessEnv, nome: string): string | undefined {
+  const bruto = env[nome];
+  if (!bruto) return undefined;
+  let valida = false;
+  try {
+    valida = /^postgres(ql)?:$/.test(new URL(bruto).protocol);
+  } catch {
+    valida = false;
+  }
+  if (!valida) throw new ConfiguracaoInvalida(`${nome}: esperado uma URL postgres://usuario:senha@host:porta/banco`);
+  return bruto;
+}

@@ -1,6 +1,6 @@
 /** Environment read and validated once, before anything listens. */
 import { fileURLToPath } from 'node:url';
-import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
+import { ConfiguracaoInvalida, lerInteiro, lerPorta, lerUrlDoPostgres } from 'compartilhado/ambiente';
 
 export interface Configuracao {
   readonly porta: number;
@@ -9,6 +9,8 @@ export interface Configuracao {
   readonly validadeDoEstadoSegundos: number;
   readonly pastaDeDados: string;
   readonly limiteDoCorpoBytes: number;
+  /** RESERVAS_DB: bookings in PostgreSQL, shared by every server on it; undefined keeps them in memory. */
+  readonly banco: string | undefined;
 }
 
 const MINIMO_DO_SEGREDO = 32;
@@ -29,5 +31,6 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     validadeDoEstadoSegundos: lerInteiro(env, 'REQUEST_STATE_TTL_SECONDS', VALIDADE.padrao, VALIDADE.minima, VALIDADE.maxima),
     pastaDeDados: env.DADOS_DIR || fileURLToPath(new URL('../../dados/', import.meta.url)),
     limiteDoCorpoBytes: 64 * 1024,
+    banco: lerUrlDoPostgres(env, 'RESERVAS_DB'),
   });
 }

@@ -1,8 +1,16 @@
+/**
+ * Reads dados/ once at start and opens the agenda over the configured store.
+ * A broken file or an unreachable database stops the process before it
+ * listens, with one line that says which.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { Agenda } from './dominio/agenda.js';
+import { Agenda } from './agenda.js';
 import { lerPolitica } from './dominio/politica.js';
+import { lerSemente } from './dominio/regras.js';
+import { ReservasEmMemoria } from './reservas/memoria.js';
+import { ReservasNoPostgres } from './reservas/postgres.js';
 
 const Salas = z.array(
   z.object({ id: z.string(), nome: z.string(), capacidade: z.number().int().positive(), recursos: z.array(z.string()) }),
@@ -11,10 +19,20 @@ const Reservas = z.array(
   z.object({ id: z.string(), sala: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() }),
 );
 
-/** Reads dados/ once at start; a broken file stops the process before it listens. */
-export function carregarAgenda(pasta: string): Agenda {
-  const ler = (arquivo: string) => readFileSync(join(pasta, arquivo), 'utf8');
-  const salas = Salas.parse(JSON.parse(ler('salas.json')));
-  const reservas = Reservas.parse(JSON.parse(ler('reservas.json')));
-  return new Agenda(salas, reservas, lerPolitica(ler('politica-de-uso.md')));
+export interface OpcoesDaAgenda {
+  readonly pastaDeDados: string;
+  /** RESERVAS_DB: a postgres:// URL; undefined keeps bookings in memory. */
+  readonly banco?: string | undefined;
+  /** A connection the database dropped while idle (the server keeps serving). */
+  readonly aoPerderConexao?: (erro: Error) => void;
+}
+
+export async function abrirAgenda({ pastaDeDados, banco, aoPerderConexao = () => undefined }: OpcoesDaAgenda): Promise<Agenda> {
+  const ler = (arquivo: string) => readFileSync(join(pastaDeDados, arquivo), 'utf8');
+  const salas = new Map(Salas.parse(JSON.parse(ler('salas.json'))).map((sala) => [sala.id, sala]));
+  const politica = lerPolitica(ler('politica-de-uso.md'));
+  const semente = lerSemente(salas, Reservas.parse(JSON.parse(ler('reservas.json'))));
+  if (!semente.ok) throw new Error(`reservas.json: ${semente.motivo}`);
+  const reservas = banco ? await ReservasNoPostgres.abrir(banco, semente.ocupacoes, aoPerderConexao) : new ReservasEmMemoria(semente.ocupacoes);
+  return new Agenda(salas, politica, reservas);
 }

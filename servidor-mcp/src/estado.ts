@@ -6,7 +6,7 @@
  * retry still works after a restart.
  */
 import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { Pedido } from './dominio/agenda.js';
+import type { Pedido } from './dominio/regras.js';
 
 export const FERRAMENTA_COM_PAUSA = 'reservar_sala';
 

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { campo, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+import { ReservasIndisponiveis } from './reservas/reservas.js';
 
 export const CAMINHO = '/mcp';
 
@@ -14,6 +15,10 @@ interface Registro {
   status: number;
   corpo: string;
   motivo?: string;
+  /** The JSON-RPC id of the request, once its body is read. */
+  id?: unknown;
+  /** Set when the bookings store could not answer: the reply becomes a JSON-RPC error. */
+  indisponivel?: ReservasIndisponiveis;
 }
 
 const registroAtual = new AsyncLocalStorage<Registro>();
@@ -21,7 +26,23 @@ const registroAtual = new AsyncLocalStorage<Registro>();
 /** Out-of-band SDK errors (e.g. why a requestState was refused) join the current request's log line. */
 export function anotarFalha(erro: Error): void {
   const registro = registroAtual.getStore();
-  if (registro) registro.motivo = erro.message;
+  if (!registro) return;
+  registro.motivo = erro instanceof ReservasIndisponiveis && erro.cause instanceof Error ? `${erro.message} (${erro.cause.message})` : erro.message;
+  if (erro instanceof ReservasIndisponiveis) registro.indisponivel = erro;
+}
+
+/**
+ * The SDK has already turned the store's failure into an isError tool
+ * result; a server that cannot reach its bookings answers the request with
+ * JSON-RPC -32603 instead, so no client takes it for a tool's verdict.
+ */
+function comFalhasDoBanco(handler: McpHttpHandler): McpHttpHandler['fetch'] {
+  return async (pedido, opcoes) => {
+    const resposta = await handler.fetch(pedido, opcoes);
+    const registro = registroAtual.getStore();
+    if (!registro?.indisponivel) return resposta;
+    return Response.json({ jsonrpc: '2.0', id: registro.id ?? null, error: { code: -32603, message: registro.indisponivel.message } });
+  };
 }
 
 function responderErro(res: ServerResponse, status: number, codigo: number, mensagem: string, id: unknown = null): Registro {
@@ -109,7 +130,7 @@ export interface Publicos {
 }
 
 export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number, log: (linha: string) => void, { documentos, link }: Publicos) {
-  const sdk = toNodeHandler(handler, { maxRequestBodySize: limiteDoCorpo });
+  const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
   const origemPermitida = localhostOriginValidation();
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -142,6 +163,7 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
       } catch {
         return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
       }
+      registro.id = objeto(pedido)?.id;
       if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
         return Object.assign(registro, responderErro(res, 400, -32600, `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`));
       }
@@ -149,10 +171,9 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
       // revision (-32022); the spec wants the missing _meta field named, -32602.
       // A body that carries the envelope's version claim is modern by definition.
       if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
-        const id = objeto(pedido)?.id ?? null;
         return Object.assign(
           registro,
-          responderErro(res, 400, -32602, 'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)', id),
+          responderErro(res, 400, -32602, 'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)', registro.id ?? null),
         );
       }
       return sdk(req, gravador(res, registro), pedido);

@@ -3,7 +3,7 @@
  * socket, tests can call the handler directly.
  */
 import { createMcpHandler, McpServer, type McpHttpHandler, type RequestStateCodec } from '@modelcontextprotocol/server';
-import type { Agenda } from './dominio/agenda.js';
+import type { Agenda } from './agenda.js';
 import type { EstadoReserva } from './estado.js';
 import { registrarPolitica } from './resource.js';
 import { registrarFerramentas } from './tools.js';
@@ -18,7 +18,7 @@ export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as cons
 export interface Dependencias {
   readonly agenda: Agenda;
   readonly codec: RequestStateCodec<EstadoReserva>;
-  /** Out-of-band errors, e.g. the reason a requestState was refused (never on the wire). */
+  /** Out-of-band errors: why a requestState was refused, a store that could not answer (never on the wire as they are). */
   readonly aoFalhar: (erro: Error) => void;
 }
 
@@ -30,7 +30,7 @@ export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpSer
     cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });
   servidor.server.onerror = aoFalhar;
-  registrarFerramentas(servidor, agenda, codec);
+  registrarFerramentas(servidor, agenda, codec, aoFalhar);
   registrarPolitica(servidor, agenda.politica, CACHE_MS);
   return servidor;
 }

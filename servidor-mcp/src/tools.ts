@@ -13,7 +13,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Agenda, Intervalo, Reserva, Resultado, Sala } from './dominio/agenda.js';
+import type { Agenda } from './agenda.js';
+import type { Intervalo, Reserva, Resultado, Sala } from './dominio/regras.js';
+import { ReservasIndisponiveis } from './reservas/reservas.js';
 import { esquemaFixo } from './esquema.js';
 import { FERRAMENTA_COM_PAUSA, type EstadoReserva } from './estado.js';
 
@@ -65,7 +67,24 @@ function erro(mensagem: string): CallToolResult {
   return { content: [{ type: 'text', text: mensagem }], isError: true };
 }
 
-export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec: RequestStateCodec<EstadoReserva>): void {
+/**
+ * The SDK turns any exception in a tool into an isError result. A store
+ * that cannot answer is not a tool result but a server failure: it is
+ * reported out of band (`aoFalhar`), and the HTTP front answers the
+ * request with a JSON-RPC error instead.
+ */
+function relatarIndisponibilidade<A extends unknown[], R>(aoFalhar: (erro: Error) => void, handler: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await handler(...args);
+    } catch (erro) {
+      if (erro instanceof ReservasIndisponiveis) aoFalhar(erro);
+      throw erro;
+    }
+  };
+}
+
+export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec: RequestStateCodec<EstadoReserva>, aoFalhar: (erro: Error) => void): void {
   const versao = agenda.politica.versao;
 
   servidor.registerTool(
@@ -86,14 +105,12 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
       outputSchema: Disponibilidade,
       annotations: { readOnlyHint: true },
     },
-    (pedido) => {
+    relatarIndisponibilidade(aoFalhar, async (pedido) => {
       const validacao = agenda.validar(pedido);
       if (!validacao.ok) return erro(validacao.erro);
-      const conflitos = agenda
-        .conflitos(validacao.sala.id, validacao.intervalo)
-        .map(({ id, inicio, fim, responsavel }) => ({ id, inicio, fim, responsavel }));
+      const conflitos = (await agenda.conflitos(validacao.sala.id, validacao.intervalo)).map(({ id, inicio, fim, responsavel }) => ({ id, inicio, fim, responsavel }));
       return completo({ sala: validacao.sala.id, livre: conflitos.length === 0, conflitos });
-    },
+    }),
   );
 
   const reservada = (reserva: Reserva) =>
@@ -131,7 +148,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
   };
 
   /** Second round: the sealed request wins over whatever arguments were re-sent. */
-  const continuar = (estado: EstadoReserva, ctx: ServerContext): CallToolResult | Promise<InputRequiredResult> => {
+  const continuar = async (estado: EstadoReserva, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const resposta = inputResponse(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA);
     if (resposta.kind === 'elicit' && resposta.action === 'decline') return naoReservada('recusado');
     if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
@@ -141,7 +158,7 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     // A missing answer or a room that was not offered books nothing: ask again.
     if (typeof sala !== 'string' || !estado.alternativas.includes(sala)) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
     const escolhida: Sala = agenda.salas.get(sala)!;
-    return responder(reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
+    return responder(await reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
   };
 
   const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoReserva['pedido'], pedida: Sala) =>
@@ -155,12 +172,12 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
       outputSchema: ReservaOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    (pedido, ctx) => {
+    relatarIndisponibilidade(aoFalhar, async (pedido, ctx) => {
       const estado = ctx.mcpReq.requestState<EstadoReserva>();
       if (estado) return continuar(estado, ctx);
       const validacao = agenda.validar(pedido);
       if (!validacao.ok) return erro(validacao.erro);
-      return responder(reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala), pedido, ctx);
-    },
+      return responder(await reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala), pedido, ctx);
+    }),
   );
 }

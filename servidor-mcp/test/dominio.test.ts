@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { Agenda, escolherAlternativas, type Sala } from '../src/dominio/agenda.js';
+import { escolherAlternativas, idDaReserva, lerSemente, numeroDaReserva, validar, type Sala } from '../src/dominio/regras.js';
 import { lerInstante, msDoDiaLocal } from '../src/dominio/horario.js';
 import { lerPolitica } from '../src/dominio/politica.js';
 
@@ -9,7 +9,6 @@ const dados = new URL('../../dados/', import.meta.url);
 const ler = (arquivo: string) => readFileSync(new URL(arquivo, dados), 'utf8');
 const politica = lerPolitica(ler('politica-de-uso.md'));
 const salas: Sala[] = JSON.parse(ler('salas.json'));
-const novaAgenda = () => new Agenda(salas, JSON.parse(ler('reservas.json')), politica);
 
 const JANELA = 'Fora da janela de uso: a politica permite reservas entre 08:00 e 20:00';
 const DURACAO = 'Duracao acima do limite: a politica permite no maximo 2 horas';
@@ -49,9 +48,9 @@ describe('horario', () => {
 });
 
 describe('validar', () => {
-  const agenda = novaAgenda();
+  const porId = new Map(salas.map((sala) => [sala.id, sala]));
   const erro = (sala: string, inicio: string, fim: string) => {
-    const v = agenda.validar({ sala, inicio, fim });
+    const v = validar(politica, porId, { sala, inicio, fim });
     return v.ok ? undefined : v.erro;
   };
   it('names an unknown room first', () => {
@@ -87,64 +86,36 @@ describe('validar', () => {
   });
 });
 
-describe('agenda', () => {
-  const intervalo = (inicio: string, fim: string) => ({ inicio: lerInstante(inicio)!, fim: lerInstante(fim)! });
-  const sala = (id: string) => salas.find((s) => s.id === id)!;
+describe('initial bookings and ids', () => {
+  const porId = new Map(salas.map((sala) => [sala.id, sala]));
+  const reserva = (id: string, inicio: string, fim: string, sala = 'sala-garagem') => ({ id, sala, inicio, fim, responsavel: 'x' });
 
-  it('treats touching intervals as free (half-open)', () => {
-    const agenda = novaAgenda();
-    assert.deepEqual(agenda.conflitos('sala-garagem', intervalo('2026-11-03T13:00:00-03:00', '2026-11-03T14:00:00-03:00')), []);
-    assert.deepEqual(agenda.conflitos('sala-garagem', intervalo('2026-11-03T15:00:00-03:00', '2026-11-03T16:00:00-03:00')), []);
-    assert.deepEqual(
-      agenda.conflitos('sala-garagem', intervalo('2026-11-03T14:59:00-03:00', '2026-11-03T15:30:00-03:00')).map((r) => r.id),
-      ['res-0001'],
-    );
+  it('reads the data file into intervals', () => {
+    const semente = lerSemente(porId, JSON.parse(ler('reservas.json')));
+    assert.ok(semente.ok);
+    assert.deepEqual(semente.ocupacoes.map((o) => [o.reserva.id, o.fim - o.inicio]), [['res-0001', 3_600_000], ['res-0002', 3_600_000]]);
   });
-  it('sees the same instant written with another offset as a conflict', () => {
-    const agenda = novaAgenda();
-    assert.deepEqual(
-      agenda.conflitos('sala-garagem', intervalo('2026-11-03T17:00:00Z', '2026-11-03T18:00:00Z')).map((r) => r.id),
-      ['res-0001'],
-    );
+
+  it('refuses overlapping bookings of one room, backwards or unknown ones, and ids out of the numbering', () => {
+    const casos: [ReturnType<typeof reserva>[], string][] = [
+      [[reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T18:00:00-03:00'), reserva('res-0002', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'), reserva('res-0003', '2026-11-03T13:00:00-03:00', '2026-11-03T14:00:00-03:00')], 'res-0002 se sobrepoe a res-0001 na sala-garagem'],
+      [[reserva('res-0003', '2026-11-03T12:00:00-03:00', '2026-11-03T11:00:00-03:00')], 'reserva invalida res-0003'],
+      [[reserva('res-0004', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00', 'sala-delorean')], 'reserva invalida res-0004'],
+      [[reserva('res-1', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00')], 'id res-1 fora do formato res-NNNN'],
+      [[reserva('res-0005', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'), reserva('res-0005', '2026-11-04T11:00:00-03:00', '2026-11-04T12:00:00-03:00')], 'id res-0005 repetido'],
+    ];
+    for (const [reservas, motivo] of casos) assert.deepEqual(lerSemente(porId, reservas), { ok: false, motivo });
+    assert.ok(lerSemente(porId, [reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00'), reserva('res-0002', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00', 'sala-fusca')]).ok, 'other rooms may share the hour');
   });
-  it('refuses a data file whose bookings overlap in one room, or run backwards', () => {
-    const reserva = (id: string, inicio: string, fim: string) => ({ id, sala: 'sala-garagem', inicio, fim, responsavel: 'x' });
-    assert.throws(() => new Agenda(salas, [reserva('a', '2026-11-03T10:00:00-03:00', '2026-11-03T18:00:00-03:00'), reserva('b', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00')], politica), /b se sobrepoe a a/);
-    assert.throws(() => new Agenda(salas, [reserva('c', '2026-11-03T12:00:00-03:00', '2026-11-03T11:00:00-03:00')], politica), /reserva invalida c/);
+
+  it('numbers ids with at least four digits, and reads back only ids written that way', () => {
+    assert.deepEqual([idDaReserva(3), idDaReserva(12345)], ['res-0003', 'res-12345']);
+    assert.deepEqual(['res-0003', 'res-12345', 'res-003', 'res-00003', 'res-0000', 'reserva-1'].map(numeroDaReserva), [3, 12345, undefined, undefined, undefined, undefined]);
   });
-  it('continues the id sequence of the data file', () => {
-    const agenda = novaAgenda();
-    const i = intervalo('2026-11-03T09:00:00-03:00', '2026-11-03T10:00:00-03:00');
-    const r1 = agenda.reservar(sala('sala-aquario'), i, { inicio: 'a', fim: 'b', responsavel: 'Doc' });
-    const r2 = agenda.reservar(sala('sala-porao'), i, { inicio: 'a', fim: 'b', responsavel: 'Doc' });
-    assert.equal(r1.tipo === 'reservada' && r1.reserva.id, 'res-0003');
-    assert.equal(r2.tipo === 'reservada' && r2.reserva.id, 'res-0004');
-  });
+
   it('offers alternatives by capacity then id, at most three, never the room asked for', () => {
-    const agenda = novaAgenda();
-    const i = intervalo('2026-11-03T14:00:00-03:00', '2026-11-03T15:00:00-03:00');
-    assert.deepEqual(agenda.reservar(sala('sala-garagem'), i, { inicio: 'a', fim: 'b', responsavel: 'x' }), {
-      tipo: 'ocupada',
-      alternativas: ['sala-fusca', 'sala-mirante'],
-    });
-    const todas = escolherAlternativas(salas, sala('sala-aquario'), () => true);
-    assert.deepEqual(todas, ['sala-porao', 'sala-fusca', 'sala-garagem']);
-  });
-  it('says there is no alternative when none fits', () => {
-    const agenda = novaAgenda();
-    const i = intervalo('2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00');
-    const dados = { inicio: 'a', fim: 'b', responsavel: 'x' };
-    assert.equal(agenda.reservar(sala('sala-mirante'), i, dados).tipo, 'reservada');
-    assert.deepEqual(agenda.reservar(sala('sala-mirante'), i, dados), { tipo: 'erro', erro: 'Sem alternativas disponiveis no intervalo' });
-  });
-  it('keeps bookings of a room sorted so lookups stay correct after many inserts', () => {
-    const agenda = novaAgenda();
-    const dados = { inicio: 'a', fim: 'b', responsavel: 'x' };
-    for (const hora of [15, 9, 12, 10, 17, 8]) {
-      const h = String(hora).padStart(2, '0');
-      agenda.reservar(sala('sala-aquario'), intervalo(`2026-11-05T${h}:00:00-03:00`, `2026-11-05T${h}:30:00-03:00`), dados);
-    }
-    const achados = agenda.conflitos('sala-aquario', intervalo('2026-11-05T09:15:00-03:00', '2026-11-05T12:15:00-03:00'));
-    assert.equal(achados.length, 3);
+    const sala = (id: string) => salas.find((s) => s.id === id)!;
+    assert.deepEqual(escolherAlternativas(salas, sala('sala-aquario'), () => true), ['sala-porao', 'sala-fusca', 'sala-garagem']);
+    assert.deepEqual(escolherAlternativas(salas, sala('sala-garagem'), (s) => s.id !== 'sala-fusca'), ['sala-mirante']);
   });
 });

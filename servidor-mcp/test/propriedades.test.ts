@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { Agenda, sobrepoe, type Reserva, type Sala } from '../src/dominio/agenda.js';
+import { Agenda } from '../src/agenda.js';
+import { lerSemente, sobrepoe, type Reserva, type Sala } from '../src/dominio/regras.js';
+import { ReservasEmMemoria } from '../src/reservas/memoria.js';
 import { lerInstante } from '../src/dominio/horario.js';
 import { lerPolitica } from '../src/dominio/politica.js';
 
@@ -11,6 +13,9 @@ const ler = (arquivo: string) => readFileSync(new URL(`../../dados/${arquivo}`, 
 const politica = lerPolitica(ler('politica-de-uso.md'));
 const salas: Sala[] = JSON.parse(ler('salas.json'));
 const iniciais: Reserva[] = JSON.parse(ler('reservas.json'));
+const porId = new Map(salas.map((sala) => [sala.id, sala]));
+const semente = lerSemente(porId, iniciais);
+const novaAgenda = () => new Agenda(porId, politica, new ReservasEmMemoria(semente.ok ? semente.ocupacoes : []));
 
 /** Requests on two days, on a 15-minute grid, in three offsets: plenty of collisions and edges. */
 const pedido = fc.record({
@@ -31,16 +36,18 @@ function instante(dia: string, quartoDeHoraLocal: number, fuso: string): string 
 
 const intervaloDe = (r: { inicio: string; fim: string }) => ({ inicio: lerInstante(r.inicio)!, fim: lerInstante(r.fim)! });
 
-it('after any sequence of bookings, no two reservations of one room overlap', () => {
-  fc.assert(
-    fc.property(fc.array(pedido, { maxLength: 60 }), (pedidos) => {
-      const agenda = new Agenda(salas, iniciais, politica);
+it('after any sequence of bookings, no two reservations of one room overlap', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(pedido, { maxLength: 60 }), async (pedidos) => {
+      const agenda = novaAgenda();
       const feitas: Reserva[] = [...iniciais];
       for (const p of pedidos) {
-        const validacao = agenda.validar({ sala: p.sala, inicio: instante(p.dia, p.inicio, p.fuso), fim: instante(p.dia, p.inicio + p.quartos, p.fuso) });
+        const inicio = instante(p.dia, p.inicio, p.fuso);
+        const fim = instante(p.dia, p.inicio + p.quartos, p.fuso);
+        const validacao = agenda.validar({ sala: p.sala, inicio, fim });
         if (!validacao.ok) continue;
-        const resultado = agenda.reservar(validacao.sala, validacao.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
-        if (resultado.tipo === 'reservada') feitas.push({ ...resultado.reserva, inicio: instante(p.dia, p.inicio, p.fuso), fim: instante(p.dia, p.inicio + p.quartos, p.fuso) });
+        const resultado = await agenda.reservar(validacao.sala, validacao.intervalo, { inicio, fim, responsavel: 'x' });
+        if (resultado.tipo === 'reservada') feitas.push(resultado.reserva);
       }
       for (const [i, a] of feitas.entries()) {
         for (const b of feitas.slice(i + 1)) {
@@ -53,29 +60,34 @@ it('after any sequence of bookings, no two reservations of one room overlap', ()
   );
 });
 
-it('alternatives are the first three free rooms of at least the capacity, by capacity then id', () => {
-  fc.assert(
-    fc.property(fc.array(pedido, { maxLength: 40 }), pedido, (historia, alvo) => {
-      const agenda = new Agenda(salas, iniciais, politica);
+it('a taken room offers the first three free rooms of at least its capacity, by capacity then id', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(pedido, { maxLength: 40 }), pedido, async (historia, alvo) => {
+      const agenda = novaAgenda();
       for (const p of historia) {
         const v = agenda.validar({ sala: p.sala, inicio: instante(p.dia, p.inicio, p.fuso), fim: instante(p.dia, p.inicio + p.quartos, p.fuso) });
-        if (v.ok) agenda.reservar(v.sala, v.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
+        if (v.ok) await agenda.reservar(v.sala, v.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
       }
       const v = agenda.validar({ sala: alvo.sala, inicio: instante(alvo.dia, alvo.inicio, alvo.fuso), fim: instante(alvo.dia, alvo.inicio + alvo.quartos, alvo.fuso) });
       if (!v.ok) return;
-      const alternativas = agenda.alternativas(v.sala, v.intervalo);
+      const livres = new Set<string>();
+      for (const s of salas) if ((await agenda.conflitos(s.id, v.intervalo)).length === 0) livres.add(s.id);
       const elegiveis = salas
-        .filter((s) => s.id !== v.sala.id && s.capacidade >= v.sala.capacidade && agenda.conflitos(s.id, v.intervalo).length === 0)
+        .filter((s) => s.id !== v.sala.id && s.capacidade >= v.sala.capacidade && livres.has(s.id))
         .sort((a, b) => a.capacidade - b.capacidade || a.id.localeCompare(b.id))
-        .map((s) => s.id);
-      assert.deepEqual(alternativas, elegiveis.slice(0, 3));
+        .map((s) => s.id)
+        .slice(0, 3);
+      const resultado = await agenda.reservar(v.sala, v.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
+      if (livres.has(v.sala.id)) assert.equal(resultado.tipo, 'reservada');
+      else if (elegiveis.length === 0) assert.deepEqual(resultado, { tipo: 'erro', erro: 'Sem alternativas disponiveis no intervalo' });
+      else assert.deepEqual(resultado, { tipo: 'ocupada', alternativas: elegiveis });
     }),
     { numRuns: 300 },
   );
 });
 
 it('validation never throws, whatever the text', () => {
-  const agenda = new Agenda(salas, iniciais, politica);
+  const agenda = novaAgenda();
   fc.assert(
     fc.property(fc.string(), fc.string(), fc.string(), (sala, inicio, fim) => {
       const v = agenda.validar({ sala, inicio, fim });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, it, mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { carregarAgenda } from '../src/dados.js';
+import { abrirAgenda } from '../src/dados.js';
 import { criarCodec } from '../src/estado.js';
 import { criarHandler } from '../src/servidor.js';
 import { CAPACIDADES_FORM, VERSAO } from '../../test/apoio/mcp.js';
@@ -36,7 +36,7 @@ for (const [caso, passados, esperado] of [
   it(`a state ${caso} is ${esperado === 'complete' ? 'accepted' : 'refused with -32602'}`, async () => {
     mock.timers.enable({ apis: ['Date'], now: Date.UTC(2026, 10, 3, 12) });
     const motivos: string[] = [];
-    const agenda = carregarAgenda(fileURLToPath(new URL('../../dados/', import.meta.url)));
+    const agenda = await abrirAgenda({ pastaDeDados: fileURLToPath(new URL('../../dados/', import.meta.url)) });
     const handler = criarHandler({ agenda, codec: criarCodec(segredoDeTeste(), VALIDADE), aoFalhar: (e) => motivos.push(e.message) });
     const pausa = await (await handler.fetch(pedido(1, {}))).json();
     assert.equal(pausa.result.resultType, 'input_required');

@@ -1,7 +1,7 @@
 /**
- * Room rules: validation against the policy, half-open overlap, alternatives
- * and booking. No protocol types here; the MCP adapter maps these values to
- * the wire. Errors are values (`{ ok: false, erro }`), never exceptions.
+ * Room rules: validation against the policy, half-open overlap, the
+ * alternatives to a taken room, and what a valid initial booking is. Pure
+ * functions: no storage, no protocol. Errors are values, never exceptions.
  */
 import { lerInstante, msDoDiaLocal } from './horario.js';
 import type { Politica } from './politica.js';
@@ -13,12 +13,16 @@ export interface Sala {
   readonly recursos: readonly string[];
 }
 
-export interface Reserva {
-  readonly id: string;
+/** What a booking records besides its id: the times exactly as the client wrote them. */
+export interface DadosDaReserva {
   readonly sala: string;
   readonly inicio: string;
   readonly fim: string;
   readonly responsavel: string;
+}
+
+export interface Reserva extends DadosDaReserva {
+  readonly id: string;
 }
 
 export interface Pedido {
@@ -31,6 +35,11 @@ export interface Pedido {
 export interface Intervalo {
   readonly inicio: number;
   readonly fim: number;
+}
+
+/** A booking with the interval its texts denote. */
+export interface Ocupacao extends Intervalo {
+  readonly reserva: Reserva;
 }
 
 export type Validacao = { ok: true; sala: Sala; intervalo: Intervalo } | { ok: false; erro: string };
@@ -101,97 +110,40 @@ export function escolherAlternativas(salas: Iterable<Sala>, pedida: Sala, livre:
     .map((sala) => sala.id);
 }
 
-interface Ocupacao extends Intervalo {
-  readonly reserva: Reserva;
+/** Booking ids are `res-` and a number of at least four digits; every store numbers them the same way. */
+export const idDaReserva = (numero: number): string => `res-${String(numero).padStart(4, '0')}`;
+
+/** The number of a booking id, or undefined when the id is not written the way idDaReserva writes it. */
+export function numeroDaReserva(id: string): number | undefined {
+  const numero = Number(/^res-(\d+)$/.exec(id)?.[1]);
+  return Number.isSafeInteger(numero) && numero > 0 && idDaReserva(numero) === id ? numero : undefined;
 }
 
 /**
- * The in-memory agenda: rooms, bookings indexed per room and sorted by start,
- * so a lookup costs a binary search plus the conflicts it returns.
+ * The initial bookings (dados/reservas.json) as the stores take them, or
+ * why they cannot be: an id out of the numbering, an unknown room, a time
+ * that is not an instant, an interval that runs backwards, or two bookings
+ * of one room that overlap (every lookup relies on that never being so).
  */
-export class Agenda {
-  readonly salas: ReadonlyMap<string, Sala>;
-  private readonly ocupacoes = new Map<string, Ocupacao[]>();
-  private ultimoNumero = 0;
-
-  constructor(
-    salas: readonly Sala[],
-    reservas: readonly Reserva[],
-    readonly politica: Politica,
-  ) {
-    this.salas = new Map(salas.map((sala) => [sala.id, sala]));
-    for (const sala of salas) this.ocupacoes.set(sala.id, []);
-    for (const reserva of reservas) {
-      const inicio = lerInstante(reserva.inicio);
-      const fim = lerInstante(reserva.fim);
-      if (inicio === undefined || fim === undefined || fim <= inicio || !this.ocupacoes.has(reserva.sala)) {
-        throw new Error(`reservas.json: reserva invalida ${reserva.id}`);
-      }
-      // The lookups rely on the bookings of a room never overlapping.
-      const conflito = this.conflitos(reserva.sala, { inicio, fim })[0];
-      if (conflito) throw new Error(`reservas.json: ${reserva.id} se sobrepoe a ${conflito.id} na ${reserva.sala}`);
-      this.inserir({ inicio, fim, reserva });
-      this.ultimoNumero = Math.max(this.ultimoNumero, Number(/(\d+)$/.exec(reserva.id)?.[1] ?? 0));
+export function lerSemente(salas: ReadonlyMap<string, Sala>, reservas: readonly Reserva[]): { ok: true; ocupacoes: Ocupacao[] } | { ok: false; motivo: string } {
+  const ocupacoes: Ocupacao[] = [];
+  const ids = new Set<string>();
+  for (const reserva of reservas) {
+    const inicio = lerInstante(reserva.inicio);
+    const fim = lerInstante(reserva.fim);
+    if (numeroDaReserva(reserva.id) === undefined) return { ok: false, motivo: `id ${reserva.id} fora do formato res-NNNN` };
+    if (ids.has(reserva.id)) return { ok: false, motivo: `id ${reserva.id} repetido` };
+    if (inicio === undefined || fim === undefined || fim <= inicio || !salas.has(reserva.sala)) return { ok: false, motivo: `reserva invalida ${reserva.id}` };
+    ids.add(reserva.id);
+    ocupacoes.push({ inicio, fim, reserva });
+  }
+  // Sorted by room, then start: an overlap is always between neighbours.
+  const ordenadas = [...ocupacoes].sort((a, b) => (a.reserva.sala < b.reserva.sala ? -1 : a.reserva.sala > b.reserva.sala ? 1 : a.inicio - b.inicio));
+  for (let i = 1; i < ordenadas.length; i++) {
+    const [antes, depois] = [ordenadas[i - 1]!, ordenadas[i]!];
+    if (antes.reserva.sala === depois.reserva.sala && sobrepoe(antes, depois)) {
+      return { ok: false, motivo: `${depois.reserva.id} se sobrepoe a ${antes.reserva.id} na ${depois.reserva.sala}` };
     }
   }
-
-  validar(pedido: Pedido): Validacao {
-    return validar(this.politica, this.salas, pedido);
-  }
-
-  conflitos(sala: string, intervalo: Intervalo): Reserva[] {
-    const lista = this.ocupacoes.get(sala) ?? [];
-    const encontrados: Reserva[] = [];
-    for (let i = this.primeiraQueTerminaDepois(lista, intervalo.inicio); i < lista.length; i++) {
-      const ocupacao = lista[i]!;
-      if (ocupacao.inicio >= intervalo.fim) break;
-      if (sobrepoe(ocupacao, intervalo)) encontrados.push(ocupacao.reserva);
-    }
-    return encontrados;
-  }
-
-  alternativas(pedida: Sala, intervalo: Intervalo): string[] {
-    return escolherAlternativas(this.salas.values(), pedida, (sala) => this.conflitos(sala.id, intervalo).length === 0);
-  }
-
-  /**
-   * Books `sala` when free; otherwise offers the alternatives to `pedida`
-   * (the room first asked for), or says there are none.
-   */
-  reservar(sala: Sala, intervalo: Intervalo, dados: Omit<Reserva, 'id' | 'sala'>, pedida: Sala = sala): Resultado {
-    if (this.conflitos(sala.id, intervalo).length > 0) {
-      const alternativas = this.alternativas(pedida, intervalo);
-      return alternativas.length > 0
-        ? { tipo: 'ocupada', alternativas }
-        : { tipo: 'erro', erro: mensagens(this.politica).semAlternativas };
-    }
-    this.ultimoNumero += 1;
-    const reserva: Reserva = { id: `res-${String(this.ultimoNumero).padStart(4, '0')}`, sala: sala.id, ...dados };
-    this.inserir({ ...intervalo, reserva });
-    return { tipo: 'reservada', reserva };
-  }
-
-  private inserir(ocupacao: Ocupacao): void {
-    const lista = this.ocupacoes.get(ocupacao.reserva.sala)!;
-    let baixo = 0;
-    let alto = lista.length;
-    while (baixo < alto) {
-      const meio = (baixo + alto) >>> 1;
-      if (lista[meio]!.inicio <= ocupacao.inicio) baixo = meio + 1;
-      else alto = meio;
-    }
-    lista.splice(baixo, 0, ocupacao);
-  }
-
-  /** Bookings of one room never overlap, so sorted by start they are sorted by end too. */
-  private primeiraQueTerminaDepois(lista: readonly Ocupacao[], instante: number): number {
-    let baixo = 0;
-    let alto = lista.length;
-    while (baixo < alto) {
-      const meio = (baixo + alto) >>> 1;
-      if (lista[meio]!.fim <= instante) baixo = meio + 1;
-      else alto = meio;
-    }
-    return baixo;
-  }
+  return { ok: true, ocupacoes };
 }

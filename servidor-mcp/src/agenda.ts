@@ -1,0 +1,47 @@
+/**
+ * The rooms, the policy and the store of bookings, put together: the tools
+ * ask this, never the store directly. It applies the pure rules of
+ * dominio/regras.ts over whichever store was configured.
+ */
+import { escolherAlternativas, mensagens, validar, type DadosDaReserva, type Intervalo, type Pedido, type Reserva, type Resultado, type Sala, type Validacao } from './dominio/regras.js';
+import type { Politica } from './dominio/politica.js';
+import type { Reservas } from './reservas/reservas.js';
+
+export class Agenda {
+  constructor(
+    readonly salas: ReadonlyMap<string, Sala>,
+    readonly politica: Politica,
+    private readonly reservas: Reservas,
+  ) {}
+
+  /** Where bookings live, for the start-up line. */
+  get onde(): string {
+    return this.reservas.descricao;
+  }
+
+  validar(pedido: Pedido): Validacao {
+    return validar(this.politica, this.salas, pedido);
+  }
+
+  conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
+    return this.reservas.conflitos(sala, intervalo);
+  }
+
+  /**
+   * Books `sala` when free; otherwise offers the alternatives to `pedida`
+   * (the room first asked for), or says there are none. The store decides
+   * "taken" at the moment of writing, and the alternatives are computed
+   * right after, so a race lost to another server reads like any conflict.
+   */
+  async reservar(sala: Sala, intervalo: Intervalo, dados: Omit<DadosDaReserva, 'sala'>, pedida: Sala = sala): Promise<Resultado> {
+    const reserva = await this.reservas.inserir({ sala: sala.id, ...dados }, intervalo);
+    if (reserva) return { tipo: 'reservada', reserva };
+    const ocupadas = await this.reservas.ocupadas([...this.salas.keys()], intervalo);
+    const alternativas = escolherAlternativas(this.salas.values(), pedida, (candidata) => !ocupadas.has(candidata.id));
+    return alternativas.length > 0 ? { tipo: 'ocupada', alternativas } : { tipo: 'erro', erro: mensagens(this.politica).semAlternativas };
+  }
+
+  fechar(): Promise<void> {
+    return this.reservas.fechar();
+  }
+}

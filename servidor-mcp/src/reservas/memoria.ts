@@ -1,0 +1,70 @@
+/**
+ * Bookings in this process's memory: each room's bookings sorted by start,
+ * so a lookup costs a binary search plus the conflicts it returns. Lost on
+ * restart and private to one process: the course's default.
+ */
+import { idDaReserva, numeroDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
+import type { Reservas } from './reservas.js';
+
+/** The first index of `lista` whose item satisfies `depois`, which must be false then true along the list. */
+function primeiroIndice<T>(lista: readonly T[], depois: (item: T) => boolean): number {
+  let baixo = 0;
+  let alto = lista.length;
+  while (baixo < alto) {
+    const meio = (baixo + alto) >>> 1;
+    if (depois(lista[meio]!)) alto = meio;
+    else baixo = meio + 1;
+  }
+  return baixo;
+}
+
+export class ReservasEmMemoria implements Reservas {
+  readonly descricao = 'memoria (perdidas ao reiniciar)';
+  private readonly porSala = new Map<string, Ocupacao[]>();
+  private ultimoNumero = 0;
+
+  /** `semente` comes checked by lerSemente: known rooms, no overlap. */
+  constructor(semente: readonly Ocupacao[]) {
+    for (const ocupacao of semente) {
+      this.guardar(ocupacao);
+      this.ultimoNumero = Math.max(this.ultimoNumero, numeroDaReserva(ocupacao.reserva.id) ?? 0);
+    }
+  }
+
+  async conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
+    return this.sobrepostas(sala, intervalo).map((ocupacao) => ocupacao.reserva);
+  }
+
+  async ocupadas(salas: readonly string[], intervalo: Intervalo): Promise<ReadonlySet<string>> {
+    return new Set(salas.filter((sala) => this.sobrepostas(sala, intervalo).length > 0));
+  }
+
+  async inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
+    // No await between the check and the write: that is what makes it atomic here.
+    if (this.sobrepostas(dados.sala, intervalo).length > 0) return undefined;
+    this.ultimoNumero += 1;
+    const reserva: Reserva = { id: idDaReserva(this.ultimoNumero), ...dados };
+    this.guardar({ ...intervalo, reserva });
+    return reserva;
+  }
+
+  async fechar(): Promise<void> {}
+
+  /** Bookings of one room never overlap, so sorted by start they are sorted by end too. */
+  private sobrepostas(sala: string, intervalo: Intervalo): Ocupacao[] {
+    const lista = this.porSala.get(sala) ?? [];
+    const achadas: Ocupacao[] = [];
+    for (let i = primeiroIndice(lista, (ocupacao) => ocupacao.fim > intervalo.inicio); i < lista.length; i++) {
+      const ocupacao = lista[i]!;
+      if (ocupacao.inicio >= intervalo.fim) break;
+      if (sobrepoe(ocupacao, intervalo)) achadas.push(ocupacao);
+    }
+    return achadas;
+  }
+
+  private guardar(ocupacao: Ocupacao): void {
+    let lista = this.porSala.get(ocupacao.reserva.sala);
+    if (!lista) this.porSala.set(ocupacao.reserva.sala, (lista = []));
+    lista.splice(primeiroIndice(lista, (outra) => outra.inicio > ocupacao.inicio), 0, ocupacao);
+  }
+}

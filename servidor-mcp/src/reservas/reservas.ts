@@ -1,0 +1,31 @@
+/**
+ * Where bookings live. One interface in the domain's words, two engines
+ * beside it (memory, PostgreSQL), one contract test for both. The engine
+ * itself keeps the no-overlap rule: `inserir` books only if, at that
+ * instant, nothing of the room overlaps, so no lookup-then-write race can
+ * double-book a room, whatever the number of servers.
+ */
+import type { DadosDaReserva, Intervalo, Reserva } from '../dominio/regras.js';
+
+export interface Reservas {
+  /** Bookings of `sala` that overlap `intervalo`, by start. */
+  conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]>;
+  /** Of `salas`, those with some booking overlapping `intervalo`. */
+  ocupadas(salas: readonly string[], intervalo: Intervalo): Promise<ReadonlySet<string>>;
+  /** Books with the next id, or answers undefined when the room is taken in the interval. */
+  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined>;
+  /** What the start-up line says about where bookings are (never a password). */
+  readonly descricao: string;
+  fechar(): Promise<void>;
+}
+
+/**
+ * The store could not answer (database down, connection lost). Its message
+ * is the only text that reaches the wire; the cause stays in the log.
+ */
+export class ReservasIndisponiveis extends Error {
+  constructor(cause: unknown) {
+    super('Banco de reservas indisponivel: tente de novo em instantes', { cause });
+    this.name = 'ReservasIndisponiveis';
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * RESERVAS_DB: several real MCP servers on one real PostgreSQL act as one.
+ * Each test gets a database of its own, so they pass alone and in any order.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { chamarFerramenta, type Resposta } from '../../test/apoio/mcp.js';
+import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
+
+const as = (dia: string, hora: string) => `${dia}T${hora}:00-03:00`;
+const args = (sala: string, dia: string, de: string, ate: string, responsavel = 'Doc') => ({ sala, inicio: as(dia, de), fim: as(dia, ate), responsavel });
+const reservar = (mcp: Processo, sala: string, dia: string, de: string, ate: string, responsavel?: string) =>
+  chamarFerramenta(mcp.url, 'reservar_sala', args(sala, dia, de, ate, responsavel));
+const resultado = (resposta: Resposta) => resposta.corpo?.result;
+
+let postgres: Postgres;
+before(async () => {
+  postgres = await iniciarPostgres();
+});
+after(() => postgres.parar());
+
+/** A fresh database and a way to read it directly, closed after the test. */
+async function banco() {
+  const url = await postgres.novoBanco(`escala_${randomUUID().replaceAll('-', '')}`);
+  const consultar = async (sql: string, valores: unknown[] = []) => {
+    const cliente = new pg.Client(url);
+    await cliente.connect();
+    try {
+      return (await cliente.query(sql, valores)).rows;
+    } finally {
+      await cliente.end();
+    }
+  };
+  return { url, consultar };
+}
+
+/** Servers started for one test, all stopped when it ends. */
+function servidores() {
+  const iniciados: Processo[] = [];
+  return {
+    async subir(url: string, segredo: string, quantos = 1) {
+      const novos = await Promise.all(Array.from({ length: quantos }, () => iniciarServidorMcp({ RESERVAS_DB: url, REQUEST_STATE_SECRET: segredo })));
+      iniciados.push(...novos);
+      return novos;
+    },
+    parar: () => Promise.all(iniciados.map((processo) => processo.parar())),
+  };
+}
+
+describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
+  it('three servers starting at once migrate and seed dados/reservas.json exactly once', async () => {
+    const { url, consultar } = await banco();
+    const processos = servidores();
+    try {
+      const [a] = await processos.subir(url, segredoDeTeste(), 3);
+      assert.match(a!.linhas.join('\n'), /reservas em PostgreSQL \(postgres:\/\/postgres@127\.0\.0\.1:\d+\/escala_/);
+      assert.deepEqual(await consultar('SELECT numero::int, sala FROM reservas ORDER BY numero'), [
+        { numero: 1, sala: 'sala-garagem' },
+        { numero: 2, sala: 'sala-fusca' },
+      ]);
+      assert.deepEqual((await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map((l) => l.versao), [1, 2]);
+      await processos.subir(url, segredoDeTeste());
+      assert.equal((await consultar('SELECT count(*)::int AS n FROM reservas'))[0].n, 2, 'a later start seeds nothing again');
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('a booking made on one server is a conflict on the other, and ids never repeat across servers', async () => {
+    const { url } = await banco();
+    const processos = servidores();
+    try {
+      const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
+      const feita = resultado(await reservar(a!, 'sala-aquario', '2027-05-03', '09:00', '10:00'));
+      assert.equal(feita.structuredContent.reservado, true);
+      const conflito = resultado(await reservar(b!, 'sala-aquario', '2027-05-03', '09:30', '10:30'));
+      assert.equal(conflito.resultType, 'input_required');
+      const ids = [feita.structuredContent.reserva];
+      for (let hora = 8; hora < 18; hora++) {
+        const servidor = hora % 2 ? a! : b!;
+        const h = String(hora).padStart(2, '0');
+        ids.push(resultado(await reservar(servidor, 'sala-porao', '2027-05-04', `${h}:00`, `${h}:30`)).structuredContent.reserva);
+      }
+      assert.equal(new Set(ids).size, ids.length, ids.join());
+      assert.ok(ids.every((id) => /^res-\d{4,}$/.test(id) && id > 'res-0002'), ids.join());
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('20 bookings of one slot at once across two servers make exactly one booking; the others are asked to choose', async () => {
+    const { url, consultar } = await banco();
+    const processos = servidores();
+    try {
+      const servidoresAtivos = await processos.subir(url, segredoDeTeste(), 2);
+      const respostas = await Promise.all(Array.from({ length: 20 }, (_, i) => reservar(servidoresAtivos[i % 2]!, 'sala-garagem', '2027-05-05', '10:00', '11:00', `Cliente ${i}`)));
+      const tipos = respostas.map((r) => (resultado(r)?.structuredContent?.reservado ? 'reservada' : resultado(r)?.resultType));
+      assert.equal(tipos.filter((t) => t === 'reservada').length, 1, tipos.join());
+      assert.equal(tipos.filter((t) => t === 'input_required').length, 19, tipos.join());
+      for (const r of respostas.filter((r) => resultado(r).resultType === 'input_required')) {
+        assert.deepEqual(Object.values(resultado(r).inputRequests as Record<string, any>)[0].params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
+      }
+      const linhas = await consultar(`SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-garagem' AND periodo && tstzrange($1, $2)`, [as('2027-05-05', '10:00'), as('2027-05-05', '11:00')]);
+      assert.equal(linhas[0].n, 1);
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('a pause asked by one server is answered on another started with the same secret', async () => {
+    const { url } = await banco();
+    const processos = servidores();
+    try {
+      const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
+      const pausa = resultado(await reservar(a!, 'sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff'));
+      assert.equal(pausa.resultType, 'input_required');
+      const chave = Object.keys(pausa.inputRequests)[0]!;
+      const retomada = await chamarFerramenta(b!.url, 'reservar_sala', args('sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff'), {
+        params: { inputResponses: { [chave]: { action: 'accept', content: { sala: 'sala-mirante' } } }, requestState: pausa.requestState },
+      });
+      assert.equal(resultado(retomada).structuredContent.sala, 'sala-mirante', retomada.texto);
+      assert.equal(resultado(retomada).structuredContent.responsavel, 'Biff');
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('bookings survive a restart of every server', async () => {
+    const { url } = await banco();
+    const segredo = segredoDeTeste();
+    const antes = servidores();
+    const [a] = await antes.subir(url, segredo);
+    const feita = resultado(await reservar(a!, 'sala-mirante', '2027-05-06', '15:00', '16:00'));
+    await antes.parar();
+    const depois = servidores();
+    try {
+      const [b] = await depois.subir(url, segredo);
+      const consulta = await chamarFerramenta(b!.url, 'consultar_disponibilidade', { sala: 'sala-mirante', inicio: as('2027-05-06', '15:30'), fim: as('2027-05-06', '16:30') });
+      assert.deepEqual(resultado(consulta).structuredContent.conflitos.map((c: { id: string }) => c.id), [feita.structuredContent.reserva]);
+      const nova = resultado(await reservar(b!, 'sala-mirante', '2027-05-06', '16:00', '17:00'));
+      assert.ok(nova.structuredContent.reserva > feita.structuredContent.reserva, 'the sequence goes on after the restart');
+    } finally {
+      await depois.parar();
+    }
+  });
+
+  it('a database down at start stops the process with one clear line that never shows the password', async () => {
+    const { url } = await banco();
+    const semBanco = new URL(url);
+    semBanco.password = 'senha-secreta-123';
+    semBanco.port = '1';
+    await assert.rejects(iniciarServidorMcp({ RESERVAS_DB: semBanco.href }), (erro: Error) => {
+      const linhas = erro.message.split('\n').filter((linha) => linha.includes('servidor-mcp nao subiu'));
+      assert.equal(linhas.length, 1, erro.message);
+      assert.match(linhas[0]!, /RESERVAS_DB: nao consegui preparar o banco em postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/escala_\w+ \(.*ECONNREFUSED/);
+      assert.doesNotMatch(erro.message, /senha-secreta-123/);
+      return true;
+    });
+    await assert.rejects(iniciarServidorMcp({ RESERVAS_DB: 'mysql://x:senha-secreta-123@h/db' }), (erro: Error) => {
+      assert.match(erro.message, /RESERVAS_DB: esperado uma URL postgres:\/\//);
+      assert.doesNotMatch(erro.message, /senha-secreta-123/);
+      return true;
+    });
+  });
+});
+
+describe('RESERVAS_DB: the database goes away while the server runs', () => {
+  // A cluster of its own: stopping it must not disturb the other tests.
+  let proprio: Postgres;
+  before(async () => {
+    proprio = await iniciarPostgres();
+  });
+  after(() => proprio.parar());
+
+  it('answers with a JSON-RPC error (never a 500, never SQL) and serves again once the database is back', async () => {
+    const processos = servidores();
+    try {
+      const [mcp] = await processos.subir(proprio.url, segredoDeTeste());
+      assert.equal(resultado(await reservar(mcp!, 'sala-aquario', '2027-05-07', '09:00', '10:00')).structuredContent.reservado, true);
+      await proprio.desligar();
+      for (const resposta of [
+        await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'),
+        await chamarFerramenta(mcp!.url, 'consultar_disponibilidade', { sala: 'sala-aquario', inicio: as('2027-05-07', '10:00'), fim: as('2027-05-07', '11:00') }),
+      ]) {
+        assert.equal(resposta.status, 200, resposta.texto);
+        assert.deepEqual(resposta.corpo.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });
+        assert.equal(resposta.corpo.id === null, false, 'the error answers the request by its id');
+      }
+      const linha = await mcp!.esperarLinha(/resultado=erro -32603 motivo="Banco de reservas indisponivel/);
+      assert.match(linha, /metodo=tools\/call/);
+      await proprio.ligar();
+      const depois = resultado(await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'));
+      assert.equal(depois.structuredContent.reservado, true, JSON.stringify(depois));
+      assert.equal(mcp!.filho.exitCode, null, 'still running');
+    } finally {
+      await processos.parar();
+    }
+  });
+});
