@@ -1,22 +1,27 @@
 /**
- * Where Tasks and their pauses live. By default in memory, bounded; with
- * TASKS_DB (a SQLite file or a postgres:// URL) in a database through the
- * SDK's DatabaseTaskStore, so a paused Task survives an agent restart and
- * several agents can share Tasks.
+ * Where Tasks, their pauses and their turns live. By default in memory,
+ * bounded; with TASKS_DB (a SQLite file or a postgres:// URL) in a database
+ * through the SDK's DatabaseTaskStore, so a paused Task survives an agent
+ * restart, and on PostgreSQL several agents share Tasks and take turns.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { InMemoryTaskStore, ResultManager, ServerCallContext, UnauthenticatedUser, type TaskStore } from '@a2a-js/sdk/server';
-import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { urlSemSenha } from 'compartilhado/ambiente';
+import { BancoIndisponivel, noBanco } from './banco.js';
 import { Eventos } from './eventos.js';
+import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import type { Encerrar } from './limites.js';
-import { PausasEmMemoria, TERMINAIS, type Pausa, type Pausas } from './pausas.js';
+import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
 
 export interface Armazenamento {
   readonly tarefas: TaskStore;
   readonly pausas: Pausas;
+  readonly exclusao: Exclusao;
   readonly descricao: string;
 }
 
@@ -24,7 +29,11 @@ export interface OpcoesDeArmazenamento {
   /** TASKS_DB: undefined for memory, a SQLite file path, or a postgres:// URL. */
   readonly banco: string | undefined;
   readonly maxTarefas: number;
+  /** A connection the database dropped while idle (the agent keeps serving; the next query opens another). */
+  readonly aoPerderConexao: (erro: Error) => void;
 }
+
+export const TERMINAIS: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
 
 const terminal = (task: Task) => task.status !== undefined && TERMINAIS.has(task.status.state);
 
@@ -67,102 +76,111 @@ export class TarefasEmMemoria implements TaskStore {
   }
 }
 
-interface TabelaDePausas {
-  a2a_pausas: { task_id: string; criada_em: number | string; dados: string };
+/** Waits for one state of one Task to be stored. */
+interface Espera {
+  readonly estado: TaskState;
+  readonly terminar: (erro?: Error) => void;
 }
 
-const TABELA = 'a2a_pausas';
+/**
+ * The Task store as the SDK sees it, telling who waits that a state is
+ * stored (or could not be): the SDK stores events some time after the
+ * executor publishes them, and the bridge must know a Task is on record
+ * before it asks MCP for anything, and before its turn ends.
+ */
+export class TarefasDaPonte implements TaskStore {
+  private readonly esperas = new Map<string, Espera[]>();
 
-/** Pauses in the same database as the Tasks, in a table no A2A response reads. */
-export class PausasNoBanco implements Pausas {
-  constructor(private readonly db: Kysely<TabelaDePausas>) {}
+  constructor(private readonly tarefas: TaskStore) {}
 
-  static async criarTabela(db: Kysely<TabelaDePausas>): Promise<void> {
-    await db.schema
-      .createTable(TABELA)
-      .ifNotExists()
-      .addColumn('task_id', 'varchar(255)', (coluna) => coluna.primaryKey())
-      .addColumn('criada_em', 'bigint', (coluna) => coluna.notNull())
-      .addColumn('dados', 'text', (coluna) => coluna.notNull())
-      .execute();
-    await db.schema.createIndex(`${TABELA}_criada_em`).ifNotExists().on(TABELA).column('criada_em').execute();
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    try {
+      await noBanco(this.tarefas.save(task, context));
+    } catch (erro) {
+      for (const espera of this.esperas.get(task.id) ?? []) espera.terminar(erro as Error);
+      throw erro;
+    }
+    for (const espera of this.esperas.get(task.id) ?? []) if (espera.estado === task.status?.state) espera.terminar();
   }
 
-  async guardar(taskId: string, pausa: Pausa): Promise<void> {
-    const linha = { task_id: taskId, criada_em: pausa.criadaEm, dados: JSON.stringify(pausa) };
-    await this.db
-      .insertInto(TABELA)
-      .values(linha)
-      .onConflict((conflito) => conflito.column('task_id').doUpdateSet({ criada_em: linha.criada_em, dados: linha.dados }))
-      .execute();
+  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return noBanco(this.tarefas.load(taskId, context));
   }
 
-  async ler(taskId: string): Promise<Pausa | undefined> {
-    const linha = await this.db.selectFrom(TABELA).select('dados').where('task_id', '=', taskId).executeTakeFirst();
-    return linha && (JSON.parse(linha.dados) as Pausa);
+  list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return noBanco(this.tarefas.list(params, context));
   }
 
-  async tomar(taskId: string): Promise<Pausa | undefined> {
-    const linha = await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).returning('dados').executeTakeFirst();
-    return linha && (JSON.parse(linha.dados) as Pausa);
-  }
-
-  async apagar(taskId: string): Promise<void> {
-    await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).execute();
-  }
-
-  async ate(instante: number, limite: number): Promise<string[]> {
-    const linhas = await this.db.selectFrom(TABELA).select('task_id').where('criada_em', '<=', instante).orderBy('criada_em').limit(limite).execute();
-    return linhas.map((linha) => linha.task_id);
-  }
-
-  async maisAntigas(quantas: number): Promise<string[]> {
-    const linhas = await this.db.selectFrom(TABELA).select('task_id').orderBy('criada_em').limit(quantas).execute();
-    return linhas.map((linha) => linha.task_id);
-  }
-
-  async total(): Promise<number> {
-    const { quantas } = await this.db.selectFrom(TABELA).select((eb) => eb.fn.countAll<number | string>().as('quantas')).executeTakeFirstOrThrow();
-    return Number(quantas);
+  /**
+   * Resolves once `estado` is stored for the Task; rejects if a save of the
+   * Task fails, or if nothing is stored within `prazoMs` (a lost event must
+   * not hold anyone forever).
+   */
+  gravado(taskId: string, estado: TaskState, prazoMs = 10_000): Promise<void> {
+    return new Promise((resolver, rejeitar) => {
+      const relogio = setTimeout(() => espera.terminar(new BancoIndisponivel(new Error(`estado nao gravado em ${prazoMs} ms`))), prazoMs);
+      relogio.unref();
+      const espera: Espera = {
+        estado,
+        terminar: (erro) => {
+          clearTimeout(relogio);
+          const restantes = (this.esperas.get(taskId) ?? []).filter((outra) => outra !== espera);
+          if (restantes.length > 0) this.esperas.set(taskId, restantes);
+          else this.esperas.delete(taskId);
+          if (erro) rejeitar(erro);
+          else resolver();
+        },
+      };
+      this.esperas.set(taskId, [...(this.esperas.get(taskId) ?? []), espera]);
+    });
   }
 }
 
 const ehPostgres = (banco: string) => /^postgres(ql)?:\/\//.test(banco);
 
-/** The SDK's own schema tool (`a2a-db upgrade`), run once at start: safe to repeat. */
+/**
+ * The SDK's own schema tool (`a2a-db upgrade`), run once at start: safe to
+ * repeat. The URL goes by environment, not argv (where `ps` would show a
+ * password); a failure is told in one line, without it.
+ */
 async function migrar(urlDoBanco: string): Promise<void> {
   const cli = fileURLToPath(new URL('./cli/a2a_db.js', import.meta.resolve('@a2a-js/sdk/server/database').replace(/server\/database\/index\.js$/, '')));
   await new Promise<void>((resolver, rejeitar) => {
-    const filho = spawn(process.execPath, [cli, 'upgrade', '--url', urlDoBanco], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const filho = spawn(process.execPath, [cli, 'upgrade'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DATABASE_URL: urlDoBanco } });
     let erro = '';
     filho.stderr.on('data', (parte: Buffer) => (erro += parte));
     filho.once('error', rejeitar);
-    filho.once('exit', (codigo) => (codigo === 0 ? resolver() : rejeitar(new Error(`a2a-db upgrade falhou (${codigo}): ${erro.trim()}`))));
+    filho.once('exit', (codigo) => {
+      if (codigo === 0) return resolver();
+      const primeira = erro.trim().split('\n', 1)[0]!.replaceAll(urlDoBanco, urlSemSenha(urlDoBanco));
+      rejeitar(new Error(`TASKS_DB: nao consegui preparar o banco em ${urlSemSenha(urlDoBanco)} (a2a-db upgrade: ${primeira})`));
+    });
   });
 }
 
-async function abrirBanco(banco: string): Promise<Kysely<TabelaDePausas>> {
+export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }: OpcoesDeArmazenamento): Promise<Armazenamento> {
+  if (!banco) {
+    return { tarefas: new TarefasEmMemoria(maxTarefas), pausas: new PausasEmMemoria(), exclusao: new ExclusaoLocal(), descricao: `memoria (ate ${maxTarefas} Tasks)` };
+  }
   if (ehPostgres(banco)) {
     await migrar(banco);
-    const { default: pg } = await import('pg');
-    return new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: banco, max: 10 }) }) });
+    const pool = (max: number) => new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }).on('error', aoPerderConexao);
+    const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
+    await PausasNoBanco.criarTabela(db, true);
+    return {
+      tarefas: new DatabaseTaskStore(db),
+      pausas: new PausasNoBanco(db),
+      // Its own connections: a turn's holder then never waits for one that another holder keeps.
+      exclusao: new ExclusaoNoPostgres(pool(20)),
+      descricao: `PostgreSQL (${urlSemSenha(banco)})`,
+    };
   }
   await migrar(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
-  return new Kysely({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
-}
-
-export async function abrirArmazenamento({ banco, maxTarefas }: OpcoesDeArmazenamento): Promise<Armazenamento> {
-  if (!banco) {
-    return { tarefas: new TarefasEmMemoria(maxTarefas), pausas: new PausasEmMemoria(), descricao: `memoria (ate ${maxTarefas} Tasks)` };
-  }
-  const db = await abrirBanco(banco);
-  await PausasNoBanco.criarTabela(db);
-  return {
-    tarefas: new DatabaseTaskStore(db),
-    pausas: new PausasNoBanco(db),
-    descricao: ehPostgres(banco) ? `PostgreSQL (${new URL(banco).host})` : `SQLite (${banco})`,
-  };
+  const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
+  await PausasNoBanco.criarTabela(db, false);
+  // A SQLite file serves one agent: turns are taken in this process only.
+  return { tarefas: new DatabaseTaskStore(db), pausas: new PausasNoBanco(db), exclusao: new ExclusaoLocal(), descricao: `SQLite (${banco})` };
 }
 
 /** The context of the agent's own writes: the same (unauthenticated) owner as every A2A request. */

@@ -3,8 +3,10 @@
  * Task goes SUBMITTED -> WORKING -> (INPUT_REQUIRED | COMPLETED | CANCELED | FAILED).
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
-import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
+import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Eventos, type Estado } from './eventos.js';
+import type { TarefasDaPonte } from './armazenamento.js';
+import type { Exclusao } from './exclusao.js';
 import type { Desfecho, Ponte } from './ponte.js';
 import { lerTraceparent, novoTrace, type Trace } from './trace.js';
 
@@ -28,36 +30,24 @@ function textoDe(contexto: RequestContext): string {
     .join(' ');
 }
 
-/** Reads a Task as the store holds it now. */
-export type CarregarTarefa = (taskId: string, contexto: ServerCallContext) => Promise<Task | undefined>;
-
 export class Executor implements AgentExecutor {
   /** contextId of each Task being executed right now, for a cancel that arrives meanwhile. */
   private readonly emExecucao = new Map<string, string>();
-  /** The tail of each Task's queue of executions. */
-  private readonly filas = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ponte: Ponte,
-    private readonly carregar: CarregarTarefa,
+    private readonly exclusao: Exclusao,
+    private readonly tarefas: Pick<TarefasDaPonte, 'gravado'>,
   ) {}
 
-  /** Executions of one Task run one after another, so a second answer to a pause sees what the first did. */
   async execute(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const vez = (this.filas.get(contexto.taskId) ?? Promise.resolve()).then(() => this.executar(contexto, bus));
-    const fim = vez.catch(() => undefined);
-    this.filas.set(contexto.taskId, fim);
-    try {
-      await vez;
-    } finally {
-      if (this.filas.get(contexto.taskId) === fim) this.filas.delete(contexto.taskId);
-    }
-  }
-
-  private async executar(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
     this.emExecucao.set(contexto.taskId, contexto.contextId);
     try {
-      await (contexto.task ? this.continuar(contexto, bus) : this.abrir(contexto, bus));
+      // An answer arrives already in its Task's turn (Atendimento took it before
+      // the SDK read the Task). A new Task takes its own, so a cancel or an
+      // early answer waits until this step's outcome is stored.
+      if (contexto.task) await this.continuar(contexto, contexto.task, bus);
+      else await this.exclusao.daNova(contexto.taskId, () => this.abrir(contexto, bus));
     } finally {
       this.emExecucao.delete(contexto.taskId);
     }
@@ -65,24 +55,28 @@ export class Executor implements AgentExecutor {
 
   private async abrir(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const eventos = new Eventos(contexto.taskId, contexto.contextId);
+    // Nothing is asked of MCP before the Task is on record: a booking must never outlive a Task that was never stored.
+    const registrada = this.tarefas.gravado(contexto.taskId, TaskState.TASK_STATE_WORKING);
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado('TASK_STATE_WORKING'));
-    this.publicar(eventos, bus, await this.ponte.atender(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto) ?? novoTrace()));
+    await registrada;
+    const desfecho = await this.ponte.atender(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto) ?? novoTrace());
+    // The turn lasts until the outcome is stored, not merely published; a failed save is the SDK's to report.
+    const gravado = this.tarefas.gravado(contexto.taskId, TaskState[ESTADO_FINAL[desfecho.estado]]).catch(() => undefined);
+    this.publicar(eventos, bus, desfecho);
+    await gravado;
   }
 
-  private async continuar(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    // The snapshot the SDK handed over may be stale (an earlier answer in the queue): publish what is stored now.
-    const atual = (await this.carregar(contexto.taskId, contexto.context)) ?? contexto.task!;
-    bus.publish(AgentEvent.task(atual));
-    const pausa = atual.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? await this.ponte.reivindicar(contexto.taskId) : undefined;
-    if (!pausa) {
-      // Already answered (or ended) by someone else: nothing to change.
+  private async continuar(contexto: RequestContext, task: Task, bus: ExecutionEventBus): Promise<void> {
+    bus.publish(AgentEvent.task(task));
+    if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      // Not waiting for an answer (a step that never finished): nothing to change.
       bus.finished();
       return;
     }
     const eventos = new Eventos(contexto.taskId, contexto.contextId);
-    bus.publish(eventos.estado('TASK_STATE_WORKING'));
-    this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, pausa, textoDe(contexto), traceDaRequisicao(contexto)));
+    const trabalhando = () => bus.publish(eventos.estado('TASK_STATE_WORKING'));
+    this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto), trabalhando));
   }
 
   private publicar(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho): void {
@@ -92,11 +86,11 @@ export class Executor implements AgentExecutor {
   }
 
   /**
-   * Only reached while an execution is running: paused Tasks keep no event
-   * bus (keepBusAliveStates is empty), so the SDK cancels those itself.
+   * The SDK calls this only while an execution of the Task is running. Since
+   * a cancel waits for the Task's turn, that is never the case here; the
+   * method stays because the AgentExecutor contract requires it.
    */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    await this.ponte.esquecer(taskId);
     bus.publish(new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado('TASK_STATE_CANCELED', 'Task cancelada a pedido do cliente.'));
     bus.finished();
   }

@@ -1,9 +1,13 @@
 /**
  * Paused Tasks do not live forever: a pause older than the requestState it
  * holds can no longer be continued, and the number of pauses is capped. In
- * both cases the Task ends FAILED with a message that says what to do.
+ * both cases the Task ends FAILED with a message that says what to do. This
+ * is the one clock that dates pauses and decides when they expire.
  */
+import { noBanco } from './banco.js';
+import type { Exclusao } from './exclusao.js';
 import type { Pausa, Pausas } from './pausas.js';
+import type { PausasDaPonte, Pergunta } from './ponte.js';
 
 export interface Limites {
   readonly maxPausadas: number;
@@ -19,58 +23,45 @@ export const mensagemDeExcesso = (maximo: number) =>
 
 const LOTE_DA_VARREDURA = 500;
 
-export class PausasLimitadas implements Pausas {
+export class PausasLimitadas implements PausasDaPonte {
   constructor(
     private readonly base: Pausas,
     private readonly limites: Limites,
     private readonly encerrar: Encerrar,
+    private readonly exclusao: Exclusao,
     private readonly agora: () => number = Date.now,
   ) {}
 
-  async guardar(taskId: string, pausa: Pausa): Promise<void> {
-    await this.base.guardar(taskId, pausa);
-    const excesso = (await this.base.total()) - this.limites.maxPausadas;
-    if (excesso > 0) {
-      for (const antiga of await this.base.maisAntigas(excesso)) await this.descartar(antiga, mensagemDeExcesso(this.limites.maxPausadas));
-    }
+  async abrir(taskId: string, pergunta: Pergunta): Promise<void> {
+    await noBanco(this.base.guardar(taskId, { ...pergunta, criadaEm: this.agora() }));
+    const excesso = (await noBanco(this.base.total())) - this.limites.maxPausadas;
+    if (excesso <= 0) return;
+    for (const antiga of await this.base.ate(Number.MAX_SAFE_INTEGER, excesso)) await this.descartar(antiga, mensagemDeExcesso(this.limites.maxPausadas));
   }
 
-  ler(taskId: string) {
-    return this.base.ler(taskId);
+  async tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined> {
+    const pausa = await noBanco(this.base.tomar(taskId));
+    return pausa && { pausa, expirada: this.agora() - pausa.criadaEm >= this.limites.validadeMs };
   }
 
-  tomar(taskId: string) {
-    return this.base.tomar(taskId);
+  devolver(taskId: string, pausa: Pausa): Promise<void> {
+    return noBanco(this.base.guardar(taskId, pausa));
   }
 
-  apagar(taskId: string) {
-    return this.base.apagar(taskId);
+  apagar(taskId: string): Promise<void> {
+    return noBanco(this.base.apagar(taskId));
   }
 
-  ate(instante: number, limite: number) {
-    return this.base.ate(instante, limite);
-  }
-
-  maisAntigas(quantas: number) {
-    return this.base.maisAntigas(quantas);
-  }
-
-  total() {
-    return this.base.total();
-  }
-
-  expirada(pausa: Pausa): boolean {
-    return this.agora() - pausa.criadaEm >= this.limites.validadeMs;
-  }
-
-  /** Ends every expired pause's Task; returns how many. */
+  /** Ends every expired pause's Task that nobody is answering right now; returns how many. */
   async varrer(): Promise<number> {
     let encerradas = 0;
     for (;;) {
       const ids = await this.base.ate(this.agora() - this.limites.validadeMs, LOTE_DA_VARREDURA);
-      for (const taskId of ids) await this.descartar(taskId, MENSAGEM_DE_PAUSA_EXPIRADA);
-      encerradas += ids.length;
-      if (ids.length < LOTE_DA_VARREDURA) return encerradas;
+      let nesteLote = 0;
+      for (const taskId of ids) if (await this.descartar(taskId, MENSAGEM_DE_PAUSA_EXPIRADA)) nesteLote += 1;
+      encerradas += nesteLote;
+      // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
+      if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) return encerradas;
     }
   }
 
@@ -79,8 +70,17 @@ export class PausasLimitadas implements Pausas {
     setInterval(() => void this.varrer().catch(aoFalhar), intervaloMs).unref();
   }
 
-  private async descartar(taskId: string, mensagem: string): Promise<void> {
-    await this.base.apagar(taskId);
-    await this.encerrar(taskId, mensagem);
+  /**
+   * In the Task's turn, and only if free: a Task being answered right now is
+   * not abandoned, and waiting for it here (maybe inside another Task's
+   * turn) could wait forever. Only the one that takes the pause ends the Task.
+   */
+  private async descartar(taskId: string, mensagem: string): Promise<boolean> {
+    const descartada = await this.exclusao.seLivre(taskId, async () => {
+      if (!(await this.base.tomar(taskId))) return false;
+      await this.encerrar(taskId, mensagem);
+      return true;
+    });
+    return descartada === true;
   }
 }

@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
+import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { campo } from 'compartilhado/log';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
@@ -13,8 +13,8 @@ import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
 import { ClienteMcp } from './mcp-cliente.js';
 import { PausasLimitadas } from './limites.js';
-import { TarefasSemPausasOrfas } from './pausas.js';
-import { abrirArmazenamento, encerradorDeTarefas, type Armazenamento } from './armazenamento.js';
+import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
+import { Atendimento } from './atendimento.js';
 import { Ponte } from './ponte.js';
 import { lerTraceparent } from './trace.js';
 
@@ -32,7 +32,8 @@ console.error = (...partes: unknown[]) => {
   const registro = registroAtual.getStore();
   if (!registro || registro.terminado) return consoleError(...partes);
   const erro = partes.find((parte): parte is Error => parte instanceof Error);
-  const nota = erro ? `${erro.name}: ${erro.message}` : partes.map(String).join(' ');
+  const causa = erro?.cause instanceof Error ? ` (${erro.cause.message})` : '';
+  const nota = erro ? `${erro.name}: ${erro.message}${causa}` : partes.map(String).join(' ');
   registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
 };
 
@@ -96,21 +97,12 @@ const VARREDURA_MS = 30_000;
 function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento) {
   const mcp = new ClienteMcp(config.mcpUrl, log);
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
-  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas));
+  const { exclusao } = armazenamento;
+  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas), exclusao);
   pausas.varrerPeriodicamente(VARREDURA_MS, (erro) => log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`));
   const card = agentCard(urlPublica);
-  const requestHandler = new DefaultRequestHandler(
-    AgentCard.fromJSON(card),
-    new TarefasSemPausasOrfas(armazenamento.tarefas, pausas),
-    new Executor(new Ponte(mcp, pausas), (taskId, contexto) => armazenamento.tarefas.load(taskId, contexto)),
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    // A paused Task needs no live event bus: its continuation is a new SendMessage.
-    { keepBusAliveStates: [] },
-  );
+  const tarefas = new TarefasDaPonte(armazenamento.tarefas);
+  const requestHandler = new Atendimento(AgentCard.fromJSON(card), tarefas, new Executor(new Ponte(mcp, pausas), exclusao, tarefas), exclusao, pausas);
 
   const app = express();
   app.disable('x-powered-by');
@@ -138,7 +130,10 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
 
 executarProcesso('agente', async () => {
   const config = lerConfiguracao();
-  const armazenamento = await abrirArmazenamento(config);
+  const armazenamento = await abrirArmazenamento({
+    ...config,
+    aoPerderConexao: (erro) => log(`banco de Tasks: conexao perdida (${erro.message}); a proxima consulta abre outra`),
+  });
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.

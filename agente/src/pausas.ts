@@ -1,9 +1,10 @@
 /**
  * Where a paused Task keeps what MCP needs to continue. It lives beside the
- * Task, never inside it: nothing here may appear in an A2A response.
+ * Task, never inside it: nothing here may appear in an A2A response. One
+ * interface, two engines side by side (memory; SQL through kysely, for
+ * SQLite and PostgreSQL), one contract test for all.
  */
-import { TaskState, type Task } from '@a2a-js/sdk';
-import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { sql, type Kysely } from 'kysely';
 import type { Trace } from './trace.js';
 
 export interface Pausa {
@@ -20,45 +21,53 @@ export interface Pausa {
   readonly criadaEm: number;
 }
 
+/** One pause per paused Task, in age order (criadaEm). */
 export interface Pausas {
+  /**
+   * Keeps the Task's pause, replacing any. Its place in age order is its
+   * criadaEm, so a pause taken and put back keeps the place it had.
+   */
   guardar(taskId: string, pausa: Pausa): Promise<void>;
-  ler(taskId: string): Promise<Pausa | undefined>;
   /** Reads and removes in one step: of two callers racing for one pause, only one gets it. */
   tomar(taskId: string): Promise<Pausa | undefined>;
   apagar(taskId: string): Promise<void>;
   /** Ids of the pauses created at or before `instante`, oldest first, at most `limite`. */
   ate(instante: number, limite: number): Promise<string[]>;
-  /** Ids of the oldest pauses, oldest first. */
-  maisAntigas(quantas: number): Promise<string[]>;
   total(): Promise<number>;
 }
 
 /**
- * In memory. Pauses are saved as they are created, so a Map's insertion
- * order is their age order (a re-saved pause moves to the end).
+ * In memory, a Map in age order. New pauses are the youngest and go at the
+ * end; one put back with an older age (rare: an answer that was not one of
+ * the options) is slotted back where it was.
  */
 export class PausasEmMemoria implements Pausas {
   /** The pause as JSON text (half the memory of the object) beside the age the sweep reads. */
-  private readonly porTask = new Map<string, { texto: string; criadaEm: number }>();
+  private porTask = new Map<string, { texto: string; criadaEm: number }>();
+  /** No pause in the Map is younger than this. */
+  private maisNova = Number.NEGATIVE_INFINITY;
 
   async guardar(taskId: string, pausa: Pausa): Promise<void> {
     this.porTask.delete(taskId);
-    this.porTask.set(taskId, { texto: JSON.stringify(pausa), criadaEm: pausa.criadaEm });
-  }
-
-  async ler(taskId: string): Promise<Pausa | undefined> {
-    return this.decodificar(taskId);
+    const guardada = { texto: JSON.stringify(pausa), criadaEm: pausa.criadaEm };
+    if (pausa.criadaEm >= this.maisNova) {
+      this.porTask.set(taskId, guardada);
+      this.maisNova = pausa.criadaEm;
+      return;
+    }
+    const emOrdem = new Map<string, { texto: string; criadaEm: number }>();
+    for (const [id, outra] of this.porTask) {
+      if (!emOrdem.has(taskId) && outra.criadaEm > pausa.criadaEm) emOrdem.set(taskId, guardada);
+      emOrdem.set(id, outra);
+    }
+    emOrdem.set(taskId, guardada);
+    this.porTask = emOrdem;
   }
 
   async tomar(taskId: string): Promise<Pausa | undefined> {
     // No await between the read and the delete: that is what makes it one step.
-    const pausa = this.decodificar(taskId);
-    this.porTask.delete(taskId);
-    return pausa;
-  }
-
-  private decodificar(taskId: string): Pausa | undefined {
     const guardada = this.porTask.get(taskId);
+    this.porTask.delete(taskId);
     return guardada && (JSON.parse(guardada.texto) as Pausa);
   }
 
@@ -75,42 +84,61 @@ export class PausasEmMemoria implements Pausas {
     return ids;
   }
 
-  async maisAntigas(quantas: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (const taskId of this.porTask.keys()) {
-      if (ids.length >= quantas) break;
-      ids.push(taskId);
-    }
-    return ids;
-  }
-
   async total(): Promise<number> {
     return this.porTask.size;
   }
 }
 
-export const TERMINAIS: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
+export interface TabelaDePausas {
+  a2a_pausas: { task_id: string; criada_em: number | string; dados: string };
+}
 
-/**
- * A TaskStore that drops a Task's pause when the Task reaches a terminal
- * state, whoever ended it (the bridge, or the SDK answering CancelTask).
- */
-export class TarefasSemPausasOrfas implements TaskStore {
-  constructor(
-    private readonly tarefas: TaskStore,
-    private readonly pausas: Pausas,
-  ) {}
+const TABELA = 'a2a_pausas';
 
-  async save(task: Task, context: ServerCallContext): Promise<void> {
-    await this.tarefas.save(task, context);
-    if (task.status && TERMINAIS.has(task.status.state)) await this.pausas.apagar(task.id);
+/** Pauses in the same database as the Tasks, in a table no A2A response reads. */
+export class PausasNoBanco implements Pausas {
+  constructor(private readonly db: Kysely<TabelaDePausas>) {}
+
+  /** Creates the table once; agents starting together on PostgreSQL take turns through an advisory lock. */
+  static async criarTabela(db: Kysely<TabelaDePausas>, postgres: boolean): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      if (postgres) await sql`SELECT pg_advisory_xact_lock(hashtext('a-ponte/agente/a2a_pausas'))`.execute(trx);
+      await trx.schema
+        .createTable(TABELA)
+        .ifNotExists()
+        .addColumn('task_id', 'varchar(255)', (coluna) => coluna.primaryKey())
+        .addColumn('criada_em', 'bigint', (coluna) => coluna.notNull())
+        .addColumn('dados', 'text', (coluna) => coluna.notNull())
+        .execute();
+      await trx.schema.createIndex(`${TABELA}_criada_em`).ifNotExists().on(TABELA).column('criada_em').execute();
+    });
   }
 
-  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    return this.tarefas.load(taskId, context);
+  async guardar(taskId: string, pausa: Pausa): Promise<void> {
+    const linha = { task_id: taskId, criada_em: pausa.criadaEm, dados: JSON.stringify(pausa) };
+    await this.db
+      .insertInto(TABELA)
+      .values(linha)
+      .onConflict((conflito) => conflito.column('task_id').doUpdateSet({ criada_em: linha.criada_em, dados: linha.dados }))
+      .execute();
   }
 
-  list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
-    return this.tarefas.list(...args);
+  async tomar(taskId: string): Promise<Pausa | undefined> {
+    const linha = await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).returning('dados').executeTakeFirst();
+    return linha && (JSON.parse(linha.dados) as Pausa);
+  }
+
+  async apagar(taskId: string): Promise<void> {
+    await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).execute();
+  }
+
+  async ate(instante: number, limite: number): Promise<string[]> {
+    const linhas = await this.db.selectFrom(TABELA).select('task_id').where('criada_em', '<=', instante).orderBy('criada_em').limit(limite).execute();
+    return linhas.map((linha) => linha.task_id);
+  }
+
+  async total(): Promise<number> {
+    const { quantas } = await this.db.selectFrom(TABELA).select((eb) => eb.fn.countAll<number | string>().as('quantas')).executeTakeFirstOrThrow();
+    return Number(quantas);
   }
 }

@@ -10,10 +10,11 @@
  * It translates protocol and decides no room rule.
  */
 import { ProtocolError, SdkError } from '@modelcontextprotocol/client';
+import { BancoIndisponivel } from './banco.js';
 import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
-import type { Pausa, Pausas } from './pausas.js';
+import type { Pausa } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
 const INVALID_PARAMS = -32602;
@@ -37,8 +38,22 @@ export type Desfecho =
 
 type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
 
-/** Where pauses wait, and whether one is too old to continue (see limites.ts). */
-export type PausasDaPonte = Pausas & { expirada(pausa: Pausa): boolean };
+/** A question the MCP server asked, as the bridge keeps it until the answer. */
+export type Pergunta = Omit<Pausa, 'criadaEm'>;
+
+/** Where pauses wait, dated and capped by one clock (see limites.ts). */
+export interface PausasDaPonte {
+  /** Keeps a new question for the Task, dated now. */
+  abrir(taskId: string, pergunta: Pergunta): Promise<void>;
+  /** Takes the Task's pause (of two callers, only one gets it), saying whether it outlived its requestState. */
+  tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined>;
+  /** Puts a taken pause back unchanged, in the place it had in age order. */
+  devolver(taskId: string, pausa: Pausa): Promise<void>;
+  apagar(taskId: string): Promise<void>;
+}
+
+/** A Task paused with no pause stored: an agent stopped after taking it and before answering. */
+export const MENSAGEM_SEM_PAUSA = 'A pergunta desta Task nao esta mais guardada (o agente parou no meio da resposta): envie o pedido de novo.';
 
 /** The pause text is compared byte for byte by clients: no prefix, no greeting. */
 export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
@@ -52,7 +67,6 @@ export class Ponte {
   constructor(
     private readonly mcp: Mcp,
     private readonly pausas: PausasDaPonte,
-    private readonly agora: () => number = Date.now,
   ) {}
 
   /** Steps 1-4: a new Task's request. */
@@ -68,22 +82,21 @@ export class Ponte {
   }
 
   /**
-   * Step 5 begins by taking the Task's pause (read and removed at once), so
-   * two answers racing for one Task cannot both reach MCP: the loser gets
-   * nothing and must leave the Task alone.
+   * Step 5, whole: take the Task's pause (read and removed at once, so two
+   * answers cannot both reach MCP), then answer it. `aoTomar` is told once
+   * the pause is taken: the Task is working from then on.
    */
-  reivindicar(taskId: string): Promise<Pausa | undefined> {
-    return this.pausas.tomar(taskId);
-  }
-
-  /** Step 5: the client's answer to the pause it took. */
-  async retomar(taskId: string, pausa: Pausa, texto: string, traceDaRequisicao: Trace | undefined): Promise<Desfecho> {
-    if (this.pausas.expirada(pausa)) return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
+  async retomar(taskId: string, texto: string, traceDaRequisicao: Trace | undefined, aoTomar: () => void): Promise<Desfecho> {
+    const tomada = await this.pausas.tomar(taskId);
+    if (!tomada) return falhou(MENSAGEM_SEM_PAUSA);
+    aoTomar();
+    const { pausa } = tomada;
+    if (tomada.expirada) return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
     const trace = traceDaRequisicao ?? pausa.trace;
     const escolha = lerEscolha(texto);
     // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
     if (!escolha || ('sala' in escolha && !pausa.alternativas.includes(escolha.sala))) {
-      await this.pausas.guardar(taskId, pausa);
+      await this.pausas.devolver(taskId, pausa);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
     }
     const resposta = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
@@ -97,17 +110,12 @@ export class Ponte {
     }, true);
   }
 
-  /** A Task canceled while paused leaves nothing behind. */
-  esquecer(taskId: string): Promise<void> {
-    return this.pausas.apagar(taskId);
-  }
-
   /** Steps 4 and 6: the MCP result becomes the Task's next state. */
   private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace, politica: string): Promise<Desfecho> {
     if (resultado.resultType === 'input_required') {
-      const pausa = lerPergunta(resultado, argumentos, trace, this.agora());
-      await this.pausas.guardar(taskId, pausa);
-      return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
+      const pergunta = lerPergunta(resultado, argumentos, trace);
+      await this.pausas.abrir(taskId, pergunta);
+      return { estado: 'pausada', mensagem: linhaDeAlternativas(pergunta.alternativas) };
     }
     if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
     const feita = resultado.structuredContent as Partial<ReservaFeita> & { reservado?: boolean; motivo?: string } | undefined;
@@ -151,6 +159,7 @@ export class Ponte {
       return await conversa();
     } catch (erro) {
       if (erro instanceof Recusa) return falhou(erro.message);
+      if (erro instanceof BancoIndisponivel) throw erro;
       if (erro instanceof ProtocolError) {
         const dica = continuacao && erro.code === INVALID_PARAMS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
@@ -166,7 +175,7 @@ export class Ponte {
  * The one form-mode question this agent knows how to relay: a choice of
  * `sala` among an enum (or a single const).
  */
-function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace, criadaEm: number): Pausa {
+function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace): Pergunta {
   const entradas = Object.entries(resultado.inputRequests ?? {});
   const [chave, pedido] = entradas[0] ?? [];
   const params = (pedido as { method?: string; params?: any } | undefined)?.params;
@@ -183,7 +192,7 @@ function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'in
   ) {
     throw new Recusa('O servidor MCP fez uma pergunta que este agente nao sabe repassar.');
   }
-  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace, criadaEm };
+  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace };
 }
 
 function textoDe(resultado: { content?: unknown }): string {

@@ -1,12 +1,21 @@
-/** Pause stores (memory and SQL share one contract), their limits, and the bounded Task store. */
+/**
+ * The agent's stores: one contract for every pause engine (memory, SQLite,
+ * PostgreSQL), the limits and the clock over them, the Task turns, and the
+ * Task stores.
+ */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
 import { Task, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { PausasNoBanco, TarefasEmMemoria } from '../src/armazenamento.js';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
+import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas, mensagemDeExcesso } from '../src/limites.js';
-import { PausasEmMemoria, type Pausa, type Pausas } from '../src/pausas.js';
+import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type TabelaDePausas } from '../src/pausas.js';
+import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => ({
   ferramenta: 'reservar_sala',
@@ -18,88 +27,205 @@ const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => 
   criadaEm,
 });
 
-async function emSqlite(): Promise<Pausas> {
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) });
-  await PausasNoBanco.criarTabela(db);
+let postgres: Postgres;
+const abertos: { destroy(): Promise<void> }[] = [];
+before(async () => {
+  postgres = await iniciarPostgres();
+});
+after(async () => {
+  for (const db of abertos) await db.destroy();
+  await postgres.parar();
+});
+
+async function noBanco(dialeto: 'sqlite' | 'postgres'): Promise<Pausas> {
+  const db =
+    dialeto === 'sqlite'
+      ? new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) })
+      : new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await postgres.novoBanco(`pausas_${randomUUID().replaceAll('-', '')}`) }) }) });
+  abertos.push(db);
+  await PausasNoBanco.criarTabela(db, dialeto === 'postgres');
   return new PausasNoBanco(db);
 }
 
+const tomarTodas = async (pausas: Pausas) => {
+  const ordem: string[] = [];
+  for (const id of await pausas.ate(Number.MAX_SAFE_INTEGER, 100)) ordem.push(id);
+  return ordem;
+};
+
 for (const [nome, criar] of [
   ['PausasEmMemoria', async () => new PausasEmMemoria()],
-  ['PausasNoBanco (SQLite)', emSqlite],
+  ['PausasNoBanco (SQLite)', () => noBanco('sqlite')],
+  ['PausasNoBanco (PostgreSQL)', () => noBanco('postgres')],
 ] as const) {
   describe(nome, () => {
-    it('keeps each Task pause apart, byte for byte, and forgets it on delete', async () => {
+    it('keeps each Task pause apart, byte for byte, until taken or deleted', async () => {
       const pausas: Pausas = await criar();
       await pausas.guardar('a', pausa(1, 'v1.AAA.BBB'));
       await pausas.guardar('b', pausa(2));
-      assert.deepEqual(await pausas.ler('a'), pausa(1, 'v1.AAA.BBB'));
-      assert.equal(await pausas.total(), 2);
-      await pausas.apagar('a');
-      assert.equal(await pausas.ler('a'), undefined);
-      assert.equal(await pausas.total(), 1);
+      await pausas.guardar('c', pausa(3));
+      assert.equal(await pausas.total(), 3);
+      assert.deepEqual(await pausas.tomar('a'), pausa(1, 'v1.AAA.BBB'));
+      await pausas.apagar('b');
+      assert.equal(await pausas.tomar('b'), undefined);
+      assert.deepEqual(await tomarTodas(pausas), ['c']);
     });
-    it('takes a pause once: the second taker gets nothing', async () => {
+
+    it('takes a pause once: of many takers at the same time, one gets it', async () => {
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));
-      const [uma, outra] = await Promise.all([pausas.tomar('a'), pausas.tomar('a')]);
-      assert.deepEqual([uma?.criadaEm, outra], [1, undefined]);
+      const tomadas = await Promise.all(Array.from({ length: 8 }, () => pausas.tomar('a')));
+      assert.deepEqual(tomadas.filter(Boolean).map((p) => p!.criadaEm), [1]);
       assert.equal(await pausas.total(), 0);
     });
-    it('replaces a pause saved again for the same Task (a second question)', async () => {
+
+    it('a second question for the same Task replaces the first and moves to its own age', async () => {
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));
+      await pausas.guardar('b', pausa(2));
       await pausas.guardar('a', pausa(5, 'novo'));
-      assert.equal((await pausas.ler('a'))?.requestState, 'novo');
-      assert.equal(await pausas.total(), 1);
+      assert.equal(await pausas.total(), 2);
+      assert.deepEqual(await tomarTodas(pausas), ['b', 'a']);
+      assert.equal((await pausas.tomar('a'))?.requestState, 'novo');
     });
+
     it('lists the oldest, and those created up to an instant', async () => {
       const pausas = await criar();
       for (const [id, t] of [['a', 1], ['b', 2], ['c', 3]] as const) await pausas.guardar(id, pausa(t));
-      assert.deepEqual(await pausas.maisAntigas(2), ['a', 'b']);
+      assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b']);
       assert.deepEqual(await pausas.ate(2, 10), ['a', 'b']);
       assert.deepEqual(await pausas.ate(3, 1), ['a']);
+    });
+
+    it('a pause taken and put back keeps its place in expiry and eviction order', async () => {
+      const pausas = await criar();
+      for (const [id, t] of [['a', 10], ['b', 20], ['c', 30]] as const) await pausas.guardar(id, pausa(t));
+      const tomada = await pausas.tomar('b');
+      await pausas.guardar('d', pausa(40));
+      await pausas.guardar('b', tomada!);
+      assert.deepEqual(await tomarTodas(pausas), ['a', 'b', 'c', 'd']);
+      assert.deepEqual(await pausas.ate(25, 10), ['a', 'b'], 'the sweep still finds it by its age');
+      const primeira = await pausas.tomar('a');
+      await pausas.guardar('a', primeira!);
+      assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b'], 'eviction still picks it first');
     });
   });
 }
 
-describe('PausasLimitadas', () => {
-  const montar = (maxPausadas: number) => {
+describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
+  const montar = (maxPausadas: number, exclusao: Exclusao = new ExclusaoLocal()) => {
     let agora = 1_000_000;
     const encerradas: [string, string][] = [];
-    const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas, validadeMs: 600_000 }, async (id, msg) => void encerradas.push([id, msg]), () => agora);
-    return { pausas, encerradas, avancar: (ms: number) => (agora += ms), agora: () => agora };
+    const base = new PausasEmMemoria();
+    const pausas = new PausasLimitadas(base, { maxPausadas, validadeMs: 600_000 }, async (id, msg) => void encerradas.push([id, msg]), exclusao, () => agora);
+    const pergunta = ({ criadaEm: _, ...resto }: Pausa) => resto;
+    return { base, pausas, encerradas, pergunta: pergunta(pausa(0)), avancar: (ms: number) => (agora += ms) };
   };
 
+  it('dates each new question with its clock, and says when a taken pause outlived its requestState', async () => {
+    const { pausas, pergunta, avancar } = montar(10);
+    await pausas.abrir('t', pergunta);
+    assert.equal((await pausas.tomar('t'))?.pausa.criadaEm, 1_000_000);
+    await pausas.abrir('t', pergunta);
+    avancar(599_999);
+    const quase = await pausas.tomar('t');
+    assert.equal(quase?.expirada, false);
+    await pausas.devolver('t', quase!.pausa);
+    avancar(1);
+    assert.equal((await pausas.tomar('t'))?.expirada, true);
+  });
+
   it('over the cap, the oldest paused Task ends FAILED with a clear message', async () => {
-    const { pausas, encerradas, agora, avancar } = montar(2);
+    const { pausas, base, pergunta, encerradas, avancar } = montar(2);
     for (const id of ['a', 'b', 'c']) {
-      await pausas.guardar(id, pausa(agora()));
+      await pausas.abrir(id, pergunta);
       avancar(1);
     }
     assert.deepEqual(encerradas, [['a', mensagemDeExcesso(2)]]);
-    assert.equal(await pausas.ler('a'), undefined);
-    assert.equal(await pausas.total(), 2);
+    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['b', 'c']);
   });
 
   it('a pause older than its lifetime is swept and its Task ended', async () => {
-    const { pausas, encerradas, agora, avancar } = montar(10);
-    await pausas.guardar('velha', pausa(agora()));
+    const { pausas, base, pergunta, encerradas, avancar } = montar(10);
+    await pausas.abrir('velha', pergunta);
     avancar(300_000);
-    await pausas.guardar('nova', pausa(agora()));
+    await pausas.abrir('nova', pergunta);
     avancar(300_000);
-    assert.equal(pausas.expirada((await pausas.ler('velha'))!), true);
-    assert.equal(pausas.expirada((await pausas.ler('nova'))!), false);
     assert.equal(await pausas.varrer(), 1);
     assert.deepEqual(encerradas, [['velha', MENSAGEM_DE_PAUSA_EXPIRADA]]);
-    assert.equal(await pausas.total(), 1);
+    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['nova']);
+  });
+
+  it('a Task being answered right now is neither swept nor evicted, and the sweep does not spin on it', async () => {
+    const exclusao = new ExclusaoLocal();
+    const { pausas, base, pergunta, encerradas, avancar } = montar(1, exclusao);
+    await pausas.abrir('ocupada', pergunta);
+    let soltar!: () => void;
+    const respondendo = exclusao.com('ocupada', () => new Promise<void>((resolver) => (soltar = resolver)));
+    avancar(600_000);
+    assert.equal(await pausas.varrer(), 0);
+    await pausas.abrir('outra', pergunta);
+    assert.deepEqual(encerradas, []);
+    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['ocupada', 'outra']);
+    soltar();
+    await respondendo;
+    assert.equal(await pausas.varrer(), 1);
+    assert.deepEqual(encerradas, [['ocupada', MENSAGEM_DE_PAUSA_EXPIRADA]]);
   });
 });
 
-describe('TarefasEmMemoria', () => {
+describe('Task turns', () => {
+  /** Two works in one Task's turn never overlap; a second Task is not held up. */
+  async function provarExclusao(a: Exclusao, b: Exclusao) {
+    const registro: string[] = [];
+    const trabalho = (exclusao: Exclusao, nome: string, taskId = 't') =>
+      exclusao.com(taskId, async () => {
+        registro.push(`${nome}+`);
+        await new Promise((resolver) => setImmediate(resolver));
+        registro.push(`${nome}-`);
+        return nome;
+      });
+    const resultados = await Promise.all([trabalho(a, '1'), trabalho(b, '2'), trabalho(a, '3'), trabalho(b, '4')]);
+    assert.deepEqual(resultados, ['1', '2', '3', '4']);
+    for (let i = 0; i < registro.length; i += 2) assert.equal(registro[i]!.slice(0, -1), registro[i + 1]!.slice(0, -1), registro.join(' '));
+    let soltar!: () => void;
+    let entrou!: () => void;
+    const dentro = new Promise<void>((resolver) => (entrou = resolver));
+    const segura = a.com('t', () => {
+      entrou();
+      return new Promise<void>((resolver) => (soltar = resolver));
+    });
+    await dentro;
+    assert.equal(await b.seLivre('t', async () => 'entrou'), undefined, 'busy elsewhere');
+    assert.equal(await b.seLivre('outra', async () => 'entrou'), 'entrou');
+    soltar();
+    await segura;
+    assert.equal(await b.seLivre('t', async () => 'entrou'), 'entrou');
+  }
+
+  it('in one process', async () => {
+    const exclusao = new ExclusaoLocal();
+    await provarExclusao(exclusao, exclusao);
+    await assert.rejects(exclusao.com('t', async () => Promise.reject(new Error('falhou'))), /falhou/);
+    assert.equal(await exclusao.com('t', async () => 'segue'), 'segue', 'a failed work does not block the next');
+  });
+
+  it('across processes sharing PostgreSQL (two pools stand for two agents)', async () => {
+    const url = await postgres.novoBanco(`vez_${randomUUID().replaceAll('-', '')}`);
+    const [a, b] = [new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 })), new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 }))];
+    try {
+      await provarExclusao(a, b);
+    } finally {
+      await a.fechar();
+      await b.fechar();
+    }
+  });
+});
+
+describe('Task stores', () => {
   const tarefa = (id: string, state: TaskState) => Task.fromJSON({ id, contextId: `c-${id}`, status: { state: TaskState[state] } });
 
-  it('past the cap forgets the least recently updated finished Tasks, never paused ones', async () => {
+  it('TarefasEmMemoria: past the cap forgets the least recently updated finished Tasks, never paused ones', async () => {
     const tarefas = new TarefasEmMemoria(3);
     await tarefas.save(tarefa('pausada', TaskState.TASK_STATE_INPUT_REQUIRED));
     await tarefas.save(tarefa('f1', TaskState.TASK_STATE_COMPLETED));
@@ -110,12 +236,35 @@ describe('TarefasEmMemoria', () => {
     assert.equal((await tarefas.load('pausada'))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 
-  it('hands out copies, never its own objects', async () => {
+  it('TarefasEmMemoria: hands out copies, never its own objects', async () => {
     const tarefas = new TarefasEmMemoria(10);
     const original = tarefa('t', TaskState.TASK_STATE_WORKING);
     await tarefas.save(original);
     original.status!.state = TaskState.TASK_STATE_FAILED;
     (await tarefas.load('t'))!.status!.state = TaskState.TASK_STATE_CANCELED;
     assert.equal((await tarefas.load('t'))?.status?.state, TaskState.TASK_STATE_WORKING);
+  });
+
+  it('TarefasDaPonte: whoever waits for a state of a Task hears once that state is stored', async () => {
+    const tarefas = new TarefasDaPonte(new TarefasEmMemoria(10));
+    const contexto = new ServerCallContext();
+    let ouviu = false;
+    const gravado = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED).then(() => (ouviu = true));
+    await tarefas.save(tarefa('t', TaskState.TASK_STATE_WORKING), contexto);
+    await tarefas.save(tarefa('outra', TaskState.TASK_STATE_COMPLETED), contexto);
+    await new Promise((resolver) => setImmediate(resolver));
+    assert.equal(ouviu, false, 'another state, or another Task, is not what was waited for');
+    await tarefas.save(tarefa('t', TaskState.TASK_STATE_COMPLETED), contexto);
+    await gravado;
+    assert.equal((await tarefas.load('t', contexto))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('TarefasDaPonte: a store that fails is reported as "banco indisponivel", to the caller and to whoever waits', async () => {
+    const quebrada = new TarefasEmMemoria(10);
+    quebrada.save = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    const tarefas = new TarefasDaPonte(quebrada);
+    const gravado = tarefas.gravado('t', TaskState.TASK_STATE_WORKING);
+    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), { name: 'BancoIndisponivel', message: 'Banco de Tasks indisponivel: tente de novo em instantes' });
+    await assert.rejects(gravado, { name: 'BancoIndisponivel' });
   });
 });

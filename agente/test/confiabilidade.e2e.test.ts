@@ -15,6 +15,7 @@ import { chamar } from '../../test/apoio/mcp.js';
 import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp } from '../../test/apoio/processos.js';
 import { escutar } from 'compartilhado/processo';
 import { mensagemDeExcesso } from '../src/limites.js';
+import { iniciarPostgres } from '../../scripts/postgres.js';
 
 const dia = (n: number) => `2027-03-${String(n).padStart(2, '0')}`;
 const ESTADO_SELADO = /v1\.[\w-]{20,}\.[\w-]{20,}/;
@@ -55,6 +56,39 @@ describe('TASKS_DB: a paused Task survives an agent killed with SIGKILL', () => 
       await mcp.parar();
     }
   });
+});
+
+it('TASKS_DB unreachable at start: the agent stops with one clear line that never shows the password', async () => {
+  await assert.rejects(iniciarAgente('http://127.0.0.1:1/mcp', { TASKS_DB: 'postgres://agente:senha-secreta-456@127.0.0.1:1/tarefas' }), (erro: Error) => {
+    const linhas = erro.message.split('\n').filter((linha) => linha.includes('agente nao subiu'));
+    assert.equal(linhas.length, 1, erro.message);
+    assert.match(linhas[0]!, /TASKS_DB: nao consegui preparar o banco em postgres:\/\/agente:\*\*\*@127\.0\.0\.1:1\/tarefas \(.*ECONNREFUSED/);
+    assert.doesNotMatch(erro.message, /senha-secreta-456/);
+    assert.equal(erro.message.split('\n').filter((linha) => /^\s+at /.test(linha)).length, 0, 'no stack trace');
+    return true;
+  });
+});
+
+it('TASKS_DB lost while running: a clear JSON-RPC error, the agent keeps running, and serves again once the database is back', async () => {
+  const banco = await iniciarPostgres();
+  const mcp = await iniciarServidorMcp();
+  const agente = await iniciarAgente(mcp.url, { TASKS_DB: banco.url });
+  try {
+    assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '09:00', '10:00'))), 'TASK_STATE_COMPLETED');
+    await banco.desligar();
+    const durante = await enviar(agente.url, pedido('sala-aquario', dia(20), '10:00', '11:00'));
+    assert.equal(durante.status, 200);
+    assert.deepEqual(durante.corpo.error, { code: -32603, message: 'Banco de Tasks indisponivel: tente de novo em instantes' });
+    const consulta = await chamar(mcp.url, { metodo: 'tools/call', params: { name: 'consultar_disponibilidade', arguments: { sala: 'sala-aquario', inicio: `${dia(20)}T10:00:00-03:00`, fim: `${dia(20)}T11:00:00-03:00` } } });
+    assert.equal(consulta.corpo.result.structuredContent.livre, true, 'a Task that was never stored booked nothing');
+    await banco.ligar();
+    assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '11:00', '12:00'))), 'TASK_STATE_COMPLETED');
+    assert.equal(agente.filho.exitCode, null);
+  } finally {
+    await agente.parar();
+    await mcp.parar();
+    await banco.parar();
+  }
 });
 
 describe('bounded memory', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { SendMessageRequest, Task, TaskState } from '@a2a-js/sdk';
 import { DefaultExecutionEventBus, RequestContext, STATE_HEADERS_KEY, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
+import { ExclusaoLocal } from '../src/exclusao.js';
 import { Executor } from '../src/executor.js';
 import type { Desfecho, Ponte } from '../src/ponte.js';
 import type { Trace } from '../src/trace.js';
@@ -19,7 +20,7 @@ function executar(desfecho: Desfecho, traceparent?: string) {
   bus.on('finished', () => (terminou = true));
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
   const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { traceparent }]]) }));
-  return { eventos, traces, terminou: () => terminou, pronto: new Executor(ponte, async () => undefined).execute(contexto, bus) };
+  return { eventos, traces, terminou: () => terminou, pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus) };
 }
 
 const estados = (eventos: AgentExecutionEvent[]) =>
@@ -63,17 +64,47 @@ it('uses the trace-id of the traceparent header, or starts its own trace', async
   assert.notEqual(sem.traces[0]!.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
 });
 
-it('an answer to a Task that is no longer paused publishes the stored Task and changes nothing', async () => {
-  const guardada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } });
-  const snapshotVelho = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
-  let reivindicou = false;
-  const ponte = { reivindicar: async () => ((reivindicou = true), undefined) } as unknown as Ponte;
+it('an answer to a Task that is not waiting for one publishes the Task as it is and changes nothing', async () => {
+  const naoPausada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } });
+  let retomou = false;
+  const ponte = { retomar: async () => ((retomou = true), { estado: 'falhou', mensagem: 'x' }) } as unknown as Ponte;
   const bus = new DefaultExecutionEventBus();
   const eventos: AgentExecutionEvent[] = [];
   bus.on('event', (evento) => eventos.push(evento));
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' } });
-  const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), snapshotVelho);
-  await new Executor(ponte, async () => guardada).execute(contexto, bus);
-  assert.deepEqual(estados(eventos), ['task:TASK_STATE_COMPLETED']);
-  assert.equal(reivindicou, false);
+  const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), naoPausada);
+  await new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus);
+  assert.deepEqual(estados(eventos), ['task:TASK_STATE_WORKING']);
+  assert.equal(retomou, false);
+});
+
+it('a new Task holds its turn until its outcome is stored, so a cancel or an answer waits for it', async () => {
+  const exclusao = new ExclusaoLocal();
+  let gravar!: () => void;
+  const tarefas = {
+    gravado: (_taskId: string, estado: TaskState) =>
+      estado === TaskState.TASK_STATE_INPUT_REQUIRED ? new Promise<void>((resolver) => (gravar = resolver)) : Promise.resolve(),
+  };
+  const ponte = { atender: async () => ({ estado: 'pausada', mensagem: 'alternativas: a' }) } as unknown as Ponte;
+  const bus = new DefaultExecutionEventBus();
+  let publicouFinal!: () => void;
+  const final = new Promise<void>((resolver) => (publicouFinal = resolver));
+  bus.on('event', (evento) => evento.kind === 'statusUpdate' && evento.data.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && publicouFinal());
+  const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
+  const execucao = new Executor(ponte, exclusao, tarefas).execute(new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()), bus);
+  await final;
+  assert.equal(await exclusao.seLivre('task-1', async () => 'entrou'), undefined, 'published but not yet stored: still its turn');
+  gravar();
+  await execucao;
+  assert.equal(await exclusao.seLivre('task-1', async () => 'entrou'), 'entrou');
+});
+
+it('asks nothing of MCP before the new Task is on record: a Task that cannot be stored fails without a booking', async () => {
+  let atendeu = false;
+  const ponte = { atender: async () => ((atendeu = true), { estado: 'concluida', mensagem: 'x' }) } as unknown as Ponte;
+  const tarefas = { gravado: () => Promise.reject(new Error('banco fora')) };
+  const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
+  const execucao = new Executor(ponte, new ExclusaoLocal(), tarefas).execute(new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()), new DefaultExecutionEventBus());
+  await assert.rejects(execucao, /banco fora/);
+  assert.equal(atendeu, false);
 });

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
+import { ExclusaoLocal } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas } from '../src/limites.js';
 import { PausasEmMemoria } from '../src/pausas.js';
-import { Ponte } from '../src/ponte.js';
+import { MENSAGEM_SEM_PAUSA, Ponte } from '../src/ponte.js';
 import { novoTrace } from '../src/trace.js';
 
 const PEDIDO = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty';
@@ -42,16 +43,14 @@ class McpFalso {
   }
 }
 
-/** The executor's two steps for an answer: take the pause, then continue with it. */
-async function responder(ponte: Ponte, taskId: string, texto: string) {
-  const pausa = await ponte.reivindicar(taskId);
-  assert.ok(pausa, `sem pausa para ${taskId}`);
-  return ponte.retomar(taskId, pausa, texto, undefined);
-}
+/** Step 5 as the executor runs it, counting how often the Task was set working. */
+let tomadas = 0;
+const responder = (ponte: Ponte, taskId: string, texto: string) => ponte.retomar(taskId, texto, undefined, () => void (tomadas += 1));
 
 const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
   const mcp = new McpFalso(respostas, ferramentas);
-  return { mcp, ponte: new Ponte(mcp, new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 100, validadeMs: 60_000 }, async () => {})) };
+  const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 100, validadeMs: 60_000 }, async () => {}, new ExclusaoLocal());
+  return { mcp, pausas, ponte: new Ponte(mcp, pausas) };
 };
 
 describe('Ponte', () => {
@@ -111,13 +110,16 @@ describe('Ponte', () => {
     assert.deepEqual(mcp.chamadas[1]!.continuacao!.inputResponses, { chave_do_servidor: { action: 'decline' } });
   });
 
-  it('a choice outside the list, or other text, repeats the question without calling MCP', async () => {
-    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] })]);
+  it('a choice outside the list, or other text, repeats the question without calling MCP, keeping the pause as it was', async () => {
+    const { mcp, ponte, pausas } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] })]);
     await ponte.atender('t', PEDIDO, novoTrace());
+    const antes = await pausas.tomar('t');
+    await pausas.devolver('t', antes!.pausa);
     for (const texto of ['escolha=sala-aquario', 'sim', '']) {
       assert.deepEqual(await responder(ponte, 't', texto), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
     }
     assert.equal(mcp.chamadas.length, 1);
+    assert.deepEqual(await pausas.tomar('t'), antes);
   });
 
   it('a retry answered with input_required pauses again with the new list and state', async () => {
@@ -128,11 +130,15 @@ describe('Ponte', () => {
     assert.equal(mcp.chamadas[2]!.continuacao!.requestState, 'estado-2');
   });
 
-  it('two answers racing for one pause: only one takes it', async () => {
-    const { ponte } = montar([pausa({ enum: ['a', 'b'] })]);
+  it('two answers racing past the Task turn: only one takes the pause and reaches MCP', async () => {
+    const { mcp, ponte } = montar([pausa({ enum: ['a', 'b'] }), reservada('a')]);
     await ponte.atender('t', PEDIDO, novoTrace());
-    const [uma, outra] = await Promise.all([ponte.reivindicar('t'), ponte.reivindicar('t')]);
-    assert.ok(uma && !outra);
+    tomadas = 0;
+    const desfechos = await Promise.all([responder(ponte, 't', 'escolha=a'), responder(ponte, 't', 'escolha=b')]);
+    assert.deepEqual(desfechos.map((d) => d.estado).sort(), ['concluida', 'falhou']);
+    assert.ok(desfechos.some((d) => d.mensagem === MENSAGEM_SEM_PAUSA));
+    assert.equal(mcp.chamadas.length, 2);
+    assert.equal(tomadas, 1, 'only the taker sets the Task working');
   });
 
   it('paused state is per Task', async () => {
@@ -145,12 +151,12 @@ describe('Ponte', () => {
   });
 
   it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
-    const { ponte } = montar([pausa({ enum: ['a'] }), new TypeError('fetch failed')]);
+    const { ponte, pausas } = montar([pausa({ enum: ['a'] }), new TypeError('fetch failed')]);
     await ponte.atender('t', PEDIDO, novoTrace());
     const desfecho = await responder(ponte, 't', 'escolha=a');
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /^Servidor MCP indisponivel em http:\/\/mcp\.test\/mcp: fetch failed/);
-    assert.equal(await ponte.reivindicar('t'), undefined);
+    assert.equal(await pausas.tomar('t'), undefined);
   });
 
   it('an elicitation it cannot relay fails instead of guessing', async () => {
@@ -163,12 +169,19 @@ describe('Ponte and the pause lifetime', () => {
   it('an answer after the pause expired ends the Task with "send it again", without calling MCP', async () => {
     let agora = 0;
     const mcp = new McpFalso([pausa({ enum: ['sala-fusca'] })]);
-    const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 600_000 }, async () => {}, () => agora);
-    const ponte = new Ponte(mcp, pausas, () => agora);
+    const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 600_000 }, async () => {}, new ExclusaoLocal(), () => agora);
+    const ponte = new Ponte(mcp, pausas);
     await ponte.atender('t', PEDIDO, novoTrace());
     agora += 600_000;
     assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
     assert.equal(mcp.chamadas.length, 1);
-    assert.equal(await pausas.total(), 0);
+    assert.equal(await pausas.tomar('t'), undefined);
+  });
+
+  it('an answer to a Task whose pause is gone fails it with "send it again" instead of leaving it waiting', async () => {
+    const { mcp, ponte } = montar([]);
+    tomadas = 0;
+    assert.deepEqual(await responder(ponte, 'sem-pausa', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_SEM_PAUSA });
+    assert.equal(mcp.chamadas.length + tomadas, 0);
   });
 });

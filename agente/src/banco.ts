@@ -1,0 +1,18 @@
+/**
+ * A database that cannot answer (down, connection lost) is reported with
+ * one clear message on the wire; the driver's own text, which names hosts
+ * and ports, stays in the log as the cause.
+ */
+export class BancoIndisponivel extends Error {
+  constructor(cause: unknown) {
+    super('Banco de Tasks indisponivel: tente de novo em instantes', { cause });
+    this.name = 'BancoIndisponivel';
+  }
+}
+
+/** The same promise, with any failure reported as BancoIndisponivel. */
+export function noBanco<T>(operacao: Promise<T>): Promise<T> {
+  return operacao.catch((erro: unknown) => {
+    throw erro instanceof BancoIndisponivel ? erro : new BancoIndisponivel(erro);
+  });
+}
