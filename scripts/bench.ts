@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
+import { iniciarPostgres } from './postgres.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
 const { values } = parseArgs({
@@ -98,7 +100,7 @@ function dadosCom(reservas: number): string {
   const lista = Array.from({ length: reservas }, (_, i) => {
     const dia = new Date(Date.UTC(2027, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
     const h = String(8 + (Math.floor(i / 5) % 11)).padStart(2, '0');
-    return { id: `res-${String(i + 1).padStart(6, '0')}`, sala: salas[i % 5], inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:45:00-03:00`, responsavel: 'Carga' };
+    return { id: idDaReserva(i + 1), sala: salas[i % 5], inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:45:00-03:00`, responsavel: 'Carga' };
   });
   writeFileSync(join(pasta, 'reservas.json'), JSON.stringify(lista));
   return pasta;
@@ -165,12 +167,24 @@ try {
   const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, () => [
     chamarFerramenta('consultar_disponibilidade', { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00' }),
   ]);
-  const vaga = vagas();
-  const reservarLivre = () => [
+  /** Each request books a slot never asked for before. */
+  const reservarLivre = (vaga = vagas()) => () => [
     { ...chamarFerramenta('reservar_sala', {}), setupRequest: (req: autocannon.Request) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }) },
   ];
-  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre);
-  const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre, 1);
+  const emMemoria = reservarLivre();
+  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria);
+  const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
+
+  // The same bookings on PostgreSQL (durable settings: fsync and synchronous commit on), same run.
+  const postgres = await iniciarPostgres({ duravel: true });
+  let reservarNoBanco: Linha;
+  try {
+    const mcpNoBanco = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, RESERVAS_DB: postgres.url });
+    reservarNoBanco = await aquecerEMedir('nosso MCP: reservar_sala livre (RESERVAS_DB, PostgreSQL)', mcpNoBanco.url, reservarLivre());
+    await mcpNoBanco.parar();
+  } finally {
+    await postgres.parar();
+  }
   const conflito = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
   await aquecerEMedir('nosso MCP: input_required + retry (par)', mcp.url, () => [
     {
@@ -251,6 +265,7 @@ try {
     'piso SDK / piso bruto (vazao)': pisoSdk.reqPorSeg / pisoBruto.reqPorSeg,
     'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
     'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
+    'reservar com PostgreSQL / em memoria (vazao, alvo >= 0.5)': reservarNoBanco.reqPorSeg / reservar.reqPorSeg,
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,

@@ -1,14 +1,17 @@
 /**
- * Load through the whole bridge: virtual clients booking rooms over A2A,
- * answering pauses (or refusing), until time runs out. It checks the
- * invariants that must hold under concurrency: no 5xx or JSON-RPC error,
- * every Task driven to a terminal state, every booking its own artifact,
- * and no two bookings of one room overlapping.
+ * Load through the whole bridge: virtual clients booking rooms over A2A on
+ * one or more agents, answering pauses (or refusing), until time runs out.
+ * Some pauses get several answers at once, sent to different agents: one
+ * must win, the others must meet the Task as the winner left it. It checks
+ * the invariants that must hold under concurrency: no 5xx and no JSON-RPC
+ * error but the expected ones, every Task driven to a terminal state, every
+ * booking its own artifact, and no two bookings of one room overlapping.
  */
 import { randomUUID } from 'node:crypto';
 
 export interface OpcoesDeCarga {
-  readonly agente: string;
+  /** Base URLs of the agents; each request goes to one of them. */
+  readonly agentes: readonly string[];
   readonly segundos: number;
   readonly clientes: number;
   readonly semente?: number;
@@ -24,10 +27,14 @@ export interface Reserva {
 export interface Relatorio {
   readonly pedidos: number;
   readonly erros: string[];
+  /** Replies with an HTTP status of 500 or more (also counted in erros). */
+  readonly respostas5xx: number;
   /** Milliseconds per A2A request, in arrival order. */
   readonly latencias: number[];
   readonly tarefas: Record<string, number>;
   readonly reservas: Reserva[];
+  /** Pauses answered several times at once, and how those answers came back. */
+  readonly concorrentes: { rodadas: number; aplicadas: number; recusadas: number };
   readonly violacoes: string[];
 }
 
@@ -35,6 +42,11 @@ const SALAS = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala
 const MAXIMO_DE_PAUSAS_SEGUIDAS = 3;
 /** Few enough days that rooms collide and pause often, enough that the agenda does not fill up. */
 const DIAS = 20;
+/** How often a pause is answered several times at once, and by how many answers. */
+const CHANCE_DE_CORRIDA = 0.3;
+const RESPOSTAS_NA_CORRIDA = 3;
+/** The error a Task that no longer waits for input answers with: expected for the losers of a race. */
+const TASK_TERMINAL = -32004;
 
 /** A small seeded generator: the same seed gives the same choices. */
 function aleatorio(semente: number) {
@@ -54,46 +66,71 @@ export function percentil(valores: readonly number[], p: number): number {
   return ordenados[Math.min(ordenados.length - 1, Math.floor((p / 100) * ordenados.length))]!;
 }
 
-export async function carga({ agente, segundos, clientes, semente = 7 }: OpcoesDeCarga): Promise<Relatorio> {
+type Resposta = { task?: any; erro?: { code: number; message: string } };
+
+export async function carga({ agentes, segundos, clientes, semente = 7 }: OpcoesDeCarga): Promise<Relatorio> {
   const fim = Date.now() + segundos * 1000;
   const latencias: number[] = [];
   const erros: string[] = [];
   const tarefas: Record<string, number> = {};
   const reservas: Reserva[] = [];
+  const concorrentes = { rodadas: 0, aplicadas: 0, recusadas: 0 };
+  let respostas5xx = 0;
 
-  async function enviar(texto: string, taskId?: string): Promise<any | undefined> {
+  async function a2a(agente: string, method: string, params: unknown): Promise<Resposta> {
     const comeco = performance.now();
     try {
       const resposta = await fetch(`${agente}/a2a`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } } }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
       });
       const corpo = await resposta.json();
       latencias.push(performance.now() - comeco);
-      if (resposta.status !== 200 || corpo.error) {
-        erros.push(`${resposta.status} ${JSON.stringify(corpo.error ?? corpo).slice(0, 200)}`);
-        return undefined;
-      }
-      return corpo.result.task;
+      if (resposta.status >= 500) respostas5xx += 1;
+      if (resposta.status !== 200) erros.push(`${resposta.status} ${JSON.stringify(corpo.error ?? corpo).slice(0, 200)}`);
+      if (corpo.error) return { erro: corpo.error };
+      return { task: corpo.result?.task ?? corpo.result };
     } catch (erro) {
       erros.push(`falha de rede: ${erro instanceof Error ? erro.message : String(erro)}`);
-      return undefined;
+      return {};
     }
   }
 
+  const enviar = (agente: string, texto: string, taskId?: string) =>
+    a2a(agente, 'SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } });
+
   async function cliente(indice: number): Promise<void> {
     const sortear = aleatorio(semente * 1000 + indice);
+    const qualquer = <T>(lista: readonly T[]) => lista[Math.floor(sortear() * lista.length)]!;
     while (Date.now() < fim) {
-      const sala = SALAS[Math.floor(sortear() * SALAS.length)]!;
+      const sala = qualquer(SALAS);
       const dia = `2028-01-${String(1 + Math.floor(sortear() * DIAS)).padStart(2, '0')}`;
       const hora = String(8 + Math.floor(sortear() * 11)).padStart(2, '0');
-      let task = await enviar(`reservar sala=${sala} inicio=${dia}T${hora}:00:00-03:00 fim=${dia}T${hora}:59:00-03:00 responsavel=Cliente ${indice}`);
-      for (let pausas = 0; task?.status?.state === 'TASK_STATE_INPUT_REQUIRED'; pausas++) {
-        const alternativas = String(task.status.message.parts[0].text).replace('alternativas: ', '').split(', ');
-        const escolha = pausas >= MAXIMO_DE_PAUSAS_SEGUIDAS || sortear() < 0.2 ? 'recusar' : alternativas[Math.floor(sortear() * alternativas.length)];
-        task = await enviar(`escolha=${escolha}`, task.id);
+      const pedido = `reservar sala=${sala} inicio=${dia}T${hora}:00:00-03:00 fim=${dia}T${hora}:59:00-03:00 responsavel=Cliente ${indice}`;
+      let resposta = await enviar(qualquer(agentes), pedido);
+      if (resposta.erro) erros.push(`pedido: ${resposta.erro.code} ${resposta.erro.message}`);
+      for (let pausas = 0; resposta.task?.status?.state === 'TASK_STATE_INPUT_REQUIRED'; pausas++) {
+        const taskId: string = resposta.task.id;
+        const alternativas = String(resposta.task.status.message.parts[0].text).replace('alternativas: ', '').split(', ');
+        const escolher = () => (pausas >= MAXIMO_DE_PAUSAS_SEGUIDAS || sortear() < 0.2 ? 'recusar' : qualquer(alternativas));
+        if (sortear() >= CHANCE_DE_CORRIDA) {
+          resposta = await enviar(qualquer(agentes), `escolha=${escolher()}`, taskId);
+          if (resposta.erro) erros.push(`resposta: ${resposta.erro.code} ${resposta.erro.message}`);
+          continue;
+        }
+        // Several answers at once, each to another agent where there are several.
+        const corrida = await Promise.all(Array.from({ length: RESPOSTAS_NA_CORRIDA }, (_, i) => enviar(agentes[(indice + i) % agentes.length]!, `escolha=${escolher()}`, taskId)));
+        concorrentes.rodadas += 1;
+        for (const uma of corrida) {
+          if (uma.erro?.code === TASK_TERMINAL) concorrentes.recusadas += 1;
+          else if (uma.erro) erros.push(`resposta concorrente: ${uma.erro.code} ${uma.erro.message}`);
+          else concorrentes.aplicadas += 1;
+        }
+        // What the Task became is what the winners left: read it rather than guess.
+        resposta = await a2a(qualquer(agentes), 'GetTask', { id: taskId });
       }
+      const task = resposta.task;
       if (!task) continue;
       tarefas[task.status.state] = (tarefas[task.status.state] ?? 0) + 1;
       if (task.status.state === 'TASK_STATE_COMPLETED') reservas.push(JSON.parse(task.artifacts[0].parts[0].text));
@@ -101,7 +138,7 @@ export async function carga({ agente, segundos, clientes, semente = 7 }: OpcoesD
   }
 
   await Promise.all(Array.from({ length: clientes }, (_, i) => cliente(i)));
-  return { pedidos: latencias.length, erros, latencias, tarefas, reservas, violacoes: violacoes(reservas) };
+  return { pedidos: latencias.length, erros, respostas5xx, latencias, tarefas, reservas, concorrentes, violacoes: violacoes(reservas) };
 }
 
 function violacoes(reservas: readonly Reserva[]): string[] {

@@ -1,37 +1,101 @@
 /**
- * `npm run soak -- --seconds N [--clientes C]`: both processes on free
- * ports, the bridge under load for N seconds, then requests, errors,
- * latency percentiles and agent memory. Exits 1 if an invariant broke.
+ * `npm run soak -- --seconds N [--clientes C] [--mcp N --agentes M --db postgres://...]`:
+ * the processes on free ports, the bridge under load for N seconds, then
+ * requests, errors, latency percentiles and agent memory. With --db, N MCP
+ * servers (RESERVAS_DB) and M agents (TASKS_DB, each on its own MCP server)
+ * share that database, clients are spread over every agent, and the end
+ * checks the invariants in the database itself. Prints `violacoes: N` and
+ * exits 1 if any invariant broke.
  */
-import { parseArgs } from 'node:util';
-import { carga, percentil } from './carga.js';
-import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB } from './processos.js';
 import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { urlSemSenha } from 'compartilhado/ambiente';
+import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
+import { carga, percentil, type Relatorio } from './carga.js';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, clientes: { type: 'string', default: '16' } } });
-const segundos = Number(values.seconds);
-const clientes = Number(values.clientes);
-if (!(segundos > 0) || !(clientes > 0)) throw new Error('uso: npm run soak -- --seconds N [--clientes C]');
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    clientes: { type: 'string', default: '16' },
+    mcp: { type: 'string', default: '1' },
+    agentes: { type: 'string', default: '1' },
+    db: { type: 'string' },
+  },
+});
+const [segundos, clientes, quantosMcp, quantosAgentes] = [values.seconds, values.clientes, values.mcp, values.agentes].map(Number) as [number, number, number, number];
+const inteiros = [segundos, clientes, quantosMcp, quantosAgentes].every((n) => Number.isInteger(n) && n > 0);
+if (!inteiros || (!values.db && quantosMcp + quantosAgentes > 2)) {
+  process.stderr.write('uso: npm run soak -- --seconds N [--clientes C] [--mcp N --agentes M --db postgres://...] (mais de um processo de cada precisa de --db)\n');
+  process.exit(2);
+}
 
+/** The invariants read from the database itself: every MCP server and agent wrote there. */
+async function violacoesNoBanco(url: string): Promise<{ linhas: string[]; violacoes: string[] }> {
+  const cliente = new pg.Client(url);
+  await cliente.connect();
+  try {
+    const consultar = async (texto: string) => (await cliente.query(texto)).rows;
+    const sobrepostas = await consultar(`SELECT a.numero AS a, b.numero AS b, a.sala FROM reservas a JOIN reservas b
+      ON a.sala = b.sala AND a.numero < b.numero AND a.periodo && b.periodo`);
+    const [{ total }] = await consultar('SELECT count(*)::int AS total FROM reservas');
+    const concluidas = await consultar(`SELECT id, artifacts FROM tasks WHERE status_state = 'TASK_STATE_COMPLETED'`);
+    const reservasDasTasks = concluidas.map((linha) => JSON.parse(JSON.parse(linha.artifacts)[0].parts[0].text) as { reserva: string; sala: string; inicio: string; fim: string });
+    const existentes = await consultar('SELECT numero, sala, inicio, fim FROM reservas');
+    const porId = new Map(existentes.map((r) => [idDaReserva(Number(r.numero)), r]));
+    const ausentes = reservasDasTasks.filter((r) => {
+      const achada = porId.get(r.reserva);
+      return !achada || achada.sala !== r.sala || achada.inicio !== r.inicio || achada.fim !== r.fim;
+    });
+    const repetidas = reservasDasTasks.length - new Set(reservasDasTasks.map((r) => r.reserva)).size;
+    return {
+      linhas: [`no banco: ${total} reservas, ${sobrepostas.length} sobreposicoes; ${concluidas.length} Tasks COMPLETED, ${ausentes.length} sem a sua reserva, ${repetidas} reservas em mais de uma Task`],
+      violacoes: [
+        ...sobrepostas.map((s) => `${s.sala}: reservas ${s.a} e ${s.b} se sobrepoem no banco`),
+        ...ausentes.map((r) => `Task COMPLETED com ${r.reserva} (${r.sala}), que nao esta no banco assim`),
+        ...(repetidas > 0 ? [`${repetidas} reservas aparecem em mais de uma Task COMPLETED`] : []),
+      ],
+    };
+  } finally {
+    await cliente.end();
+  }
+}
 
-const mcp = await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: randomBytes(32).toString('hex') });
-const agente = await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url });
+const segredo = randomBytes(32).toString('hex');
+const processos: Processo[] = [];
 try {
-  const antes = memoriaMiB(agente.filho.pid!);
-  const relatorio = await carga({ agente: agente.url, segundos, clientes });
-  const depois = memoriaMiB(agente.filho.pid!);
+  const bancoMcp: Record<string, string> = values.db ? { RESERVAS_DB: values.db } : {};
+  const bancoAgente: Record<string, string> = values.db ? { TASKS_DB: values.db } : {};
+  // One at a time: the first migrates and seeds, the others find it done (concurrent starts are tested apart).
+  const servidores: Processo[] = [];
+  for (let i = 0; i < quantosMcp; i++) servidores.push(await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...bancoMcp }));
+  processos.push(...servidores);
+  const agentes: Processo[] = [];
+  for (let i = 0; i < quantosAgentes; i++) agentes.push(await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidores[i % quantosMcp]!.url, ...bancoAgente }));
+  processos.push(...agentes);
+
+  const antes = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
+  const relatorio: Relatorio = await carga({ agentes: agentes.map((agente) => agente.url), segundos, clientes });
+  const depois = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
+  const noBanco = values.db ? await violacoesNoBanco(values.db) : { linhas: [], violacoes: [] };
+  const violacoes = [...relatorio.violacoes, ...noBanco.violacoes, ...(relatorio.respostas5xx > 0 ? [`${relatorio.respostas5xx} respostas 5xx`] : [])];
+  const { rodadas, aplicadas, recusadas } = relatorio.concorrentes;
   const linhas = [
+    `topologia: ${quantosMcp} servidor(es) MCP + ${quantosAgentes} agente(s), ${values.db ? `PostgreSQL ${urlSemSenha(values.db)}` : 'memoria'}`,
     `duracao: ${segundos}s, clientes: ${clientes}`,
-    `requests A2A: ${relatorio.pedidos} (${(relatorio.pedidos / segundos).toFixed(0)}/s), erros: ${relatorio.erros.length}`,
+    `requests A2A: ${relatorio.pedidos} (${(relatorio.pedidos / segundos).toFixed(0)}/s), erros: ${relatorio.erros.length}, respostas 5xx: ${relatorio.respostas5xx}`,
+    `respostas simultaneas a uma pausa: ${rodadas} rodadas de varias respostas; ${aplicadas} aplicadas, ${recusadas} recusadas com -32004`,
     `latencia (ms): p50 ${percentil(relatorio.latencias, 50).toFixed(1)}, p90 ${percentil(relatorio.latencias, 90).toFixed(1)}, p99 ${percentil(relatorio.latencias, 99).toFixed(1)}, max ${Math.max(0, ...relatorio.latencias).toFixed(1)}`,
     `Tasks: ${Object.entries(relatorio.tarefas).map(([estado, n]) => `${estado.replace('TASK_STATE_', '')} ${n}`).join(', ')}`,
-    `reservas: ${relatorio.reservas.length}, violacoes: ${relatorio.violacoes.length}`,
-    `memoria do agente (RSS): ${antes.toFixed(0)} MiB antes, ${depois.toFixed(0)} MiB depois`,
+    `reservas vistas pelos clientes: ${relatorio.reservas.length}`,
+    ...noBanco.linhas,
+    `memoria dos agentes (RSS, MiB): ${antes.map((a, i) => `${a.toFixed(0)} -> ${depois[i]!.toFixed(0)}`).join(', ')}`,
+    `violacoes: ${violacoes.length}`,
   ];
   process.stdout.write(`${linhas.join('\n')}\n`);
-  for (const problema of [...relatorio.erros.slice(0, 5), ...relatorio.violacoes.slice(0, 5)]) process.stdout.write(`  ${problema}\n`);
-  process.exitCode = relatorio.erros.length + relatorio.violacoes.length > 0 ? 1 : 0;
+  for (const problema of [...relatorio.erros.slice(0, 5), ...violacoes.slice(0, 5)]) process.stdout.write(`  ${problema}\n`);
+  process.exitCode = relatorio.erros.length + violacoes.length > 0 ? 1 : 0;
 } finally {
-  await agente.parar();
-  await mcp.parar();
+  await Promise.all(processos.map((processo) => processo.parar()));
 }

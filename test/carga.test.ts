@@ -7,7 +7,7 @@ import { ambosOsProcessos } from './apoio/processos.js';
 const processos = ambosOsProcessos();
 
 it('many clients at once: no error, every Task terminal, own artifacts, no overlapping bookings', async () => {
-  const relatorio = await carga({ agente: processos.agente.url, segundos: 3, clientes: 12 });
+  const relatorio = await carga({ agentes: [processos.agente.url], segundos: 3, clientes: 12 });
   assert.deepEqual(relatorio.erros, []);
   assert.deepEqual(relatorio.violacoes, []);
   assert.ok(relatorio.pedidos > 50, `${relatorio.pedidos} requests`);
