@@ -2,16 +2,14 @@
  * Bookings in PostgreSQL (RESERVAS_DB), shared by every server on the
  * database. The no-overlap rule is the database's: an exclusion constraint
  * on (sala, periodo) with btree_gist, periodo a half-open tstzrange, so two
- * servers racing for one slot cannot both succeed, and the loser sees
- * SQLSTATE 23P01, which is exactly "the room is taken". Ids come from one
- * sequence: unique across servers, never reused after a restart.
+ * servers racing for one slot cannot both succeed: the loser's row is
+ * refused by the constraint, which is exactly "the room is taken". Ids come
+ * from one sequence: unique across servers, never reused after a restart.
  */
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
-import { idDaReserva, numeroDaReserva, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
+import { idDaReserva, numeroDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
 import { ReservasIndisponiveis, type Reservas } from './reservas.js';
-
-const EXCLUSAO_VIOLADA = '23P01';
 
 interface Migracao {
   readonly versao: number;
@@ -106,7 +104,18 @@ interface Linha {
 
 const reservaDe = ({ numero, sala, inicio, fim, responsavel }: Linha): Reserva => ({ id: idDaReserva(Number(numero)), sala, inicio, fim, responsavel });
 
+/** A booking waiting for its batch. */
+interface Pendente {
+  readonly dados: DadosDaReserva;
+  readonly intervalo: Intervalo;
+  readonly resolver: (reserva: Reserva | undefined) => void;
+  readonly rejeitar: (erro: Error) => void;
+}
+
 export class ReservasNoPostgres implements Reservas {
+  private fila: Pendente[] = [];
+  private gravando = false;
+
   private constructor(
     private readonly pool: pg.Pool,
     readonly descricao: string,
@@ -148,30 +157,66 @@ export class ReservasNoPostgres implements Reservas {
     return new Set(rows.map((linha) => linha.sala));
   }
 
-  async inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
-    // A connection of its own rather than pool.query, which discards the
-    // connection after any error: losing a race is routine, not a broken link.
-    const cliente = await this.pool.connect().catch((erro: unknown) => {
-      throw new ReservasIndisponiveis(erro);
+  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
+    return new Promise((resolver, rejeitar) => {
+      this.fila.push({ dados, intervalo, resolver, rejeitar });
+      if (!this.gravando) void this.gravar();
     });
-    try {
-      const { rows } = await cliente.query<{ numero: string }>({
-        name: 'inserir',
-        text: `INSERT INTO reservas (sala, inicio, fim, responsavel, periodo)
-               VALUES ($1, $2, $3, $4, tstzrange($5, $6, '[)')) RETURNING numero`,
-        values: [dados.sala, dados.inicio, dados.fim, dados.responsavel, instante(intervalo.inicio), instante(intervalo.fim)],
-      });
-      cliente.release();
-      return { id: idDaReserva(Number(rows[0]!.numero)), ...dados };
-    } catch (erro) {
-      // Lost the race for the slot: the same answer as a conflict found by a lookup.
-      if ((erro as { code?: unknown }).code === EXCLUSAO_VIOLADA) {
-        cliente.release();
-        return undefined;
+  }
+
+  /**
+   * One INSERT at a time, carrying every booking that arrived while the
+   * previous one ran: under load, many bookings share one round trip and
+   * one commit; alone, a booking goes at once. ON CONFLICT DO NOTHING lets
+   * the exclusion constraint answer "taken" row by row: a row it refuses
+   * is simply not returned. Bookings of one batch never overlap each other
+   * (a later one waits for the next batch), so each returned row is matched
+   * to its request by room and period.
+   */
+  private async gravar(): Promise<void> {
+    this.gravando = true;
+    while (this.fila.length > 0) {
+      const lote: Pendente[] = [];
+      const adiadas: Pendente[] = [];
+      for (const pendente of this.fila) {
+        const colide = lote.some((outra) => outra.dados.sala === pendente.dados.sala && sobrepoe(outra.intervalo, pendente.intervalo));
+        (colide ? adiadas : lote).push(pendente);
       }
-      cliente.release(erro instanceof Error ? erro : new Error(String(erro)));
-      throw new ReservasIndisponiveis(erro);
+      this.fila = adiadas;
+      try {
+        const { rows } = await this.pool.query<{ ordem: string; numero: string }>({
+          name: 'inserir',
+          text: `WITH entrada AS (
+                   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[]) WITH ORDINALITY
+                     AS e(sala, inicio, fim, responsavel, de, ate, ordem)
+                 ), inseridas AS (
+                   INSERT INTO reservas (sala, inicio, fim, responsavel, periodo)
+                   SELECT sala, inicio, fim, responsavel, tstzrange(de, ate, '[)') FROM entrada ORDER BY ordem
+                   ON CONFLICT DO NOTHING
+                   RETURNING numero, sala, periodo
+                 )
+                 SELECT entrada.ordem, inseridas.numero FROM entrada
+                 JOIN inseridas ON inseridas.sala = entrada.sala AND inseridas.periodo = tstzrange(entrada.de, entrada.ate, '[)')`,
+          values: [
+            lote.map((p) => p.dados.sala),
+            lote.map((p) => p.dados.inicio),
+            lote.map((p) => p.dados.fim),
+            lote.map((p) => p.dados.responsavel),
+            lote.map((p) => instante(p.intervalo.inicio)),
+            lote.map((p) => instante(p.intervalo.fim)),
+          ],
+        });
+        const numeros = new Map(rows.map((linha) => [Number(linha.ordem), Number(linha.numero)]));
+        lote.forEach((pendente, i) => {
+          const numero = numeros.get(i + 1);
+          pendente.resolver(numero === undefined ? undefined : { id: idDaReserva(numero), ...pendente.dados });
+        });
+      } catch (erro) {
+        const falha = new ReservasIndisponiveis(erro);
+        for (const pendente of lote) pendente.rejeitar(falha);
+      }
     }
+    this.gravando = false;
   }
 
   fechar(): Promise<void> {
