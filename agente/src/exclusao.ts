@@ -53,7 +53,10 @@ const ESPERA_MAXIMA = '30s';
 export class ExclusaoNoPostgres implements Exclusao {
   private readonly local = new ExclusaoLocal();
 
-  /** `pool` is only for the locks: a holder never needs a second connection from it. */
+  /**
+   * `pool` is only for the locks, apart from the one the stores use, so a
+   * holder never waits for a connection another holder keeps for its data.
+   */
   constructor(private readonly pool: pg.Pool) {}
 
   com<T>(taskId: string, trabalho: () => Promise<T>): Promise<T> {

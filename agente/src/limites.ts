@@ -36,7 +36,8 @@ export class PausasLimitadas implements PausasDaPonte {
     await noBanco(this.base.guardar(taskId, { ...pergunta, criadaEm: this.agora() }));
     const excesso = (await noBanco(this.base.total())) - this.limites.maxPausadas;
     if (excesso <= 0) return;
-    for (const antiga of await this.base.ate(Number.MAX_SAFE_INTEGER, excesso)) await this.descartar(antiga, mensagemDeExcesso(this.limites.maxPausadas));
+    // The cap is kept on a best-effort basis: failing to end another Task must not fail this one's pause.
+    await this.descartarAs(await this.base.ate(Number.MAX_SAFE_INTEGER, excesso), mensagemDeExcesso(this.limites.maxPausadas)).catch(() => undefined);
   }
 
   async tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined> {
@@ -57,8 +58,7 @@ export class PausasLimitadas implements PausasDaPonte {
     let encerradas = 0;
     for (;;) {
       const ids = await this.base.ate(this.agora() - this.limites.validadeMs, LOTE_DA_VARREDURA);
-      let nesteLote = 0;
-      for (const taskId of ids) if (await this.descartar(taskId, MENSAGEM_DE_PAUSA_EXPIRADA)) nesteLote += 1;
+      const nesteLote = await this.descartarAs(ids, MENSAGEM_DE_PAUSA_EXPIRADA);
       encerradas += nesteLote;
       // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
       if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) return encerradas;
@@ -75,12 +75,16 @@ export class PausasLimitadas implements PausasDaPonte {
    * not abandoned, and waiting for it here (maybe inside another Task's
    * turn) could wait forever. Only the one that takes the pause ends the Task.
    */
-  private async descartar(taskId: string, mensagem: string): Promise<boolean> {
-    const descartada = await this.exclusao.seLivre(taskId, async () => {
-      if (!(await this.base.tomar(taskId))) return false;
-      await this.encerrar(taskId, mensagem);
-      return true;
-    });
-    return descartada === true;
+  private async descartarAs(taskIds: readonly string[], mensagem: string): Promise<number> {
+    let descartadas = 0;
+    for (const taskId of taskIds) {
+      const descartada = await this.exclusao.seLivre(taskId, async () => {
+        if (!(await this.base.tomar(taskId))) return false;
+        await this.encerrar(taskId, mensagem);
+        return true;
+      });
+      if (descartada) descartadas += 1;
+    }
+    return descartadas;
   }
 }
