@@ -31,18 +31,28 @@ export interface OpcoesDoPostgres {
 
 const comoRoot = process.getuid?.() === 0;
 
-function binario(programa: string): string {
+/** A program from PATH, or else from the first of `pastas` that has it. */
+function binario(programa: string, pastas: readonly string[]): string {
   const noPath = spawnSync('sh', ['-c', `command -v ${programa}`], { encoding: 'utf8' }).stdout.trim();
-  if (noPath) return noPath;
-  const raiz = '/usr/lib/postgresql';
-  const versoes = existsSync(raiz) ? readdirSync(raiz).sort((a, b) => Number(b) - Number(a)) : [];
-  const achado = versoes.map((versao) => join(raiz, versao, 'bin', programa)).find((caminho) => existsSync(caminho));
-  if (!achado) throw new Error(`${programa} (servidor PostgreSQL) nao encontrado no PATH nem em ${raiz}: instale com apt-get install -y postgresql`);
+  const achado = noPath || pastas.map((pasta) => join(pasta, programa)).find((caminho) => existsSync(caminho));
+  if (!achado) throw new Error(`${programa} nao encontrado no PATH nem em ${pastas.join(', ') || '(nenhuma pasta)'}`);
   return achado;
 }
 
+const RAIZ_DO_POSTGRES = '/usr/lib/postgresql';
+
+/** A server program: from PATH, or from Debian's folders, newest version first. */
+function doPostgres(programa: string): string {
+  const versoes = existsSync(RAIZ_DO_POSTGRES) ? readdirSync(RAIZ_DO_POSTGRES).sort((a, b) => Number(b) - Number(a)) : [];
+  try {
+    return binario(programa, versoes.map((versao) => join(RAIZ_DO_POSTGRES, versao, 'bin')));
+  } catch (erro) {
+    throw new Error(`${(erro as Error).message} (servidor PostgreSQL): instale com apt-get install -y postgresql`);
+  }
+}
+
 const comando = (programa: string, args: string[]): [string, string[]] =>
-  comoRoot ? ['runuser', ['-u', 'postgres', '--', binario(programa), ...args]] : [binario(programa), args];
+  comoRoot ? [binario('runuser', ['/usr/sbin', '/sbin']), ['-u', 'postgres', '--', doPostgres(programa), ...args]] : [doPostgres(programa), args];
 
 const portaLivre = () =>
   new Promise<number>((resolver, rejeitar) => {
