@@ -44,16 +44,28 @@ type Contexto = { chave?: string; requestState?: string; taskId?: string };
 const extras: Record<string, number> = {};
 const processos: Processo[] = [];
 
-
 function mcpHeaders(metodo: string, nome?: string) {
-  return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO, 'mcp-method': metodo, ...(nome ? { 'mcp-name': nome } : {}) };
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': VERSAO,
+    'mcp-method': metodo,
+    ...(nome ? { 'mcp-name': nome } : {}),
+  };
 }
 function mcpCorpo(metodo: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return JSON.stringify({
     jsonrpc: '2.0',
     id: randomUUID(),
     method: metodo,
-    params: { ...params, ...extra, _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } },
+    params: {
+      ...params,
+      ...extra,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': VERSAO,
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      },
+    },
   });
 }
 const chamarFerramenta = (name: string, args: Record<string, unknown>, extra?: Record<string, unknown>) => ({
@@ -62,7 +74,12 @@ const chamarFerramenta = (name: string, args: Record<string, unknown>, extra?: R
   body: mcpCorpo('tools/call', { name, arguments: args }, extra),
 });
 const mensagemA2A = (texto: string, taskId?: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: randomUUID(),
+    method: 'SendMessage',
+    params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } },
+  });
 
 /** Free slots that never repeat: one room, one hour, one day after another. */
 function vagas() {
@@ -78,12 +95,27 @@ function vagas() {
   };
 }
 
-async function medir(cenario: string, url: string, requests: autocannon.Request[], duracao = SEGUNDOS, conexoes = CONEXOES): Promise<Linha> {
+async function medir(
+  cenario: string,
+  url: string,
+  requests: autocannon.Request[],
+  duracao = SEGUNDOS,
+  conexoes = CONEXOES,
+): Promise<Linha> {
   const resultado = await autocannon({ url, connections: conexoes, duration: duracao, requests });
   const erros = resultado.errors + resultado.timeouts + resultado.non2xx;
-  const linha = { cenario, reqPorSeg: resultado.requests.average, media: resultado.latency.mean, p50: resultado.latency.p50, p99: resultado.latency.p99, erros };
+  const linha = {
+    cenario,
+    reqPorSeg: resultado.requests.average,
+    media: resultado.latency.mean,
+    p50: resultado.latency.p50,
+    p99: resultado.latency.p99,
+    erros,
+  };
   if (duracao === SEGUNDOS) linhas.push(linha);
-  process.stderr.write(`  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, media ${linha.media.toFixed(2)} ms, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`);
+  process.stderr.write(
+    `  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, media ${linha.media.toFixed(2)} ms, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`,
+  );
   return linha;
 }
 
@@ -100,7 +132,13 @@ function dadosCom(reservas: number): string {
   const lista = Array.from({ length: reservas }, (_, i) => {
     const dia = new Date(Date.UTC(2027, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
     const h = String(8 + (Math.floor(i / 5) % 11)).padStart(2, '0');
-    return { id: idDaReserva(i + 1), sala: salas[i % 5], inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:45:00-03:00`, responsavel: 'Carga' };
+    return {
+      id: idDaReserva(i + 1),
+      sala: salas[i % 5],
+      inicio: `${dia}T${h}:00:00-03:00`,
+      fim: `${dia}T${h}:45:00-03:00`,
+      responsavel: 'Carga',
+    };
   });
   writeFileSync(join(pasta, 'reservas.json'), JSON.stringify(lista));
   return pasta;
@@ -118,11 +156,14 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const { Task } = await import('@a2a-js/sdk');
   const { TarefasEmMemoria } = await import('../agente/src/armazenamento.js');
   const { PausasEmMemoria } = await import('../agente/src/pausas.js');
-  const postar = async (url: string, headers: Record<string, string>, body: string) => (await fetch(url, { method: 'POST', headers, body })).json();
+  const postar = async (url: string, headers: Record<string, string>, body: string) =>
+    (await fetch(url, { method: 'POST', headers, body })).json();
   const { result } = await postar(a2a, { 'content-type': 'application/json' }, mensagemA2A(pedido));
   const modelo = Task.fromJSON(result.task);
   const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
-  const pergunta = (await postar(mcpUrl, mcpHeaders('tools/call', 'reservar_sala'), mcpCorpo('tools/call', { name: 'reservar_sala', arguments: args }))).result;
+  const pergunta = (
+    await postar(mcpUrl, mcpHeaders('tools/call', 'reservar_sala'), mcpCorpo('tools/call', { name: 'reservar_sala', arguments: args }))
+  ).result;
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
   const pausas = new PausasEmMemoria();
   coletar();
@@ -165,12 +206,21 @@ try {
 
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
   const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, () => [
-    chamarFerramenta('consultar_disponibilidade', { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00' }),
+    chamarFerramenta('consultar_disponibilidade', {
+      sala: 'sala-garagem',
+      inicio: '2026-11-03T14:00:00-03:00',
+      fim: '2026-11-03T15:00:00-03:00',
+    }),
   ]);
   /** Each request books a slot never asked for before. */
-  const reservarLivre = (vaga = vagas()) => () => [
-    { ...chamarFerramenta('reservar_sala', {}), setupRequest: (req: autocannon.Request) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }) },
-  ];
+  const reservarLivre =
+    (vaga = vagas()) =>
+    () => [
+      {
+        ...chamarFerramenta('reservar_sala', {}),
+        setupRequest: (req: autocannon.Request) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }),
+      },
+    ];
   const emMemoria = reservarLivre();
   const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria);
   const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
@@ -199,7 +249,14 @@ try {
       ...chamarFerramenta('reservar_sala', conflito),
       setupRequest: (req, contexto) => {
         const { chave, requestState } = contexto as Contexto;
-        return { ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: conflito }, { inputResponses: { [chave!]: { action: 'decline' } }, requestState }) };
+        return {
+          ...req,
+          body: mcpCorpo(
+            'tools/call',
+            { name: 'reservar_sala', arguments: conflito },
+            { inputResponses: { [chave!]: { action: 'decline' } }, requestState },
+          ),
+        };
       },
     },
   ]);
@@ -226,9 +283,14 @@ try {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
-      onResponse: (_status, corpo, contexto) => void Object.assign(contexto, { taskId: JSON.parse(corpo).result.task.id } satisfies Contexto),
+      onResponse: (_status, corpo, contexto) =>
+        void Object.assign(contexto, { taskId: JSON.parse(corpo).result.task.id } satisfies Contexto),
     },
-    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req, contexto) => ({ ...req, body: mensagemA2A('escolha=recusar', (contexto as Contexto).taskId) }) },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req, contexto) => ({ ...req, body: mensagemA2A('escolha=recusar', (contexto as Contexto).taskId) }),
+    },
   ]);
 
   // Agent memory per paused Task: RSS before and after PAUSADAS pauses that stay open.
@@ -238,14 +300,25 @@ try {
     url: a2a,
     connections: CONEXOES,
     amount: PAUSADAS,
-    requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }), onResponse: (s) => void (s === 200 && pausadas++) }],
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
+        onResponse: (s) => void (s === 200 && pausadas++),
+      },
+    ],
   });
   const depois = memoriaMiB(agente.filho.pid!);
   extras.pausadas = pausadas;
   extras.kibRssPorPausada = ((depois - antes) * 1024) / pausadas;
-  process.stderr.write(`  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibRssPorPausada.toFixed(2)} KiB por Task)\n`);
+  process.stderr.write(
+    `  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibRssPorPausada.toFixed(2)} KiB por Task)\n`,
+  );
   extras.kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
-  process.stderr.write(`  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`);
+  process.stderr.write(
+    `  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`,
+  );
   await agente.parar();
   await mcp.parar();
 
@@ -255,7 +328,11 @@ try {
     const pasta = dadosCom(quantidade);
     const servidor = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, DADOS_DIR: pasta });
     escala[quantidade] = await aquecerEMedir(`consultar_disponibilidade com ${quantidade} reservas`, servidor.url, () => [
-      chamarFerramenta('consultar_disponibilidade', { sala: 'sala-fusca', inicio: '2027-01-05T10:00:00-03:00', fim: '2027-01-05T11:00:00-03:00' }),
+      chamarFerramenta('consultar_disponibilidade', {
+        sala: 'sala-fusca',
+        inicio: '2027-01-05T10:00:00-03:00',
+        fim: '2027-01-05T11:00:00-03:00',
+      }),
     ]);
     await servidor.parar();
     rmSync(pasta, { recursive: true, force: true });
@@ -286,7 +363,10 @@ try {
   process.stdout.write(`\n${tabela}\n`);
   mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
   const saida = new URL(values.saida!, RAIZ);
-  writeFileSync(saida, JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2));
+  writeFileSync(
+    saida,
+    JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),
+  );
   process.stderr.write(`resultado em ${saida.pathname}\n`);
 } finally {
   await Promise.all(processos.map((processo) => processo.parar()));

@@ -98,7 +98,9 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
   }
 
   const enviar = (agente: string, texto: string, taskId?: string) =>
-    a2a(agente, 'SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } });
+    a2a(agente, 'SendMessage', {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) },
+    });
 
   async function cliente(indice: number): Promise<void> {
     const sortear = aleatorio(semente * 1000 + indice);
@@ -120,7 +122,11 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
           continue;
         }
         // Several answers at once, each to another agent where there are several.
-        const corrida = await Promise.all(Array.from({ length: RESPOSTAS_NA_CORRIDA }, (_, i) => enviar(agentes[(indice + i) % agentes.length]!, `escolha=${escolher()}`, taskId)));
+        const corrida = await Promise.all(
+          Array.from({ length: RESPOSTAS_NA_CORRIDA }, (_, i) =>
+            enviar(agentes[(indice + i) % agentes.length]!, `escolha=${escolher()}`, taskId),
+          ),
+        );
         concorrentes.rodadas += 1;
         for (const uma of corrida) {
           if (uma.erro?.code === TASK_TERMINAL) concorrentes.recusadas += 1;
@@ -149,7 +155,8 @@ function violacoes(reservas: readonly Reserva[]): string[] {
   for (const [sala, lista] of porSala) {
     const ordenadas = lista.map((r) => ({ r, de: Date.parse(r.inicio), ate: Date.parse(r.fim) })).sort((a, b) => a.de - b.de);
     for (let i = 1; i < ordenadas.length; i++) {
-      if (ordenadas[i]!.de < ordenadas[i - 1]!.ate) achadas.push(`${sala}: ${ordenadas[i - 1]!.r.reserva} e ${ordenadas[i]!.r.reserva} se sobrepoem`);
+      if (ordenadas[i]!.de < ordenadas[i - 1]!.ate)
+        achadas.push(`${sala}: ${ordenadas[i - 1]!.r.reserva} e ${ordenadas[i]!.r.reserva} se sobrepoem`);
     }
   }
   return achadas;

@@ -45,21 +45,28 @@ const RAIZ_DO_POSTGRES = '/usr/lib/postgresql';
 function doPostgres(programa: string): string {
   const versoes = existsSync(RAIZ_DO_POSTGRES) ? readdirSync(RAIZ_DO_POSTGRES).sort((a, b) => Number(b) - Number(a)) : [];
   try {
-    return binario(programa, versoes.map((versao) => join(RAIZ_DO_POSTGRES, versao, 'bin')));
+    return binario(
+      programa,
+      versoes.map((versao) => join(RAIZ_DO_POSTGRES, versao, 'bin')),
+    );
   } catch (erro) {
     throw new Error(`${(erro as Error).message} (servidor PostgreSQL): instale com apt-get install -y postgresql`);
   }
 }
 
 const comando = (programa: string, args: string[]): [string, string[]] =>
-  comoRoot ? [binario('runuser', ['/usr/sbin', '/sbin']), ['-u', 'postgres', '--', doPostgres(programa), ...args]] : [doPostgres(programa), args];
+  comoRoot
+    ? [binario('runuser', ['/usr/sbin', '/sbin']), ['-u', 'postgres', '--', doPostgres(programa), ...args]]
+    : [doPostgres(programa), args];
 
 const portaLivre = () =>
   new Promise<number>((resolver, rejeitar) => {
-    const teste = createServer().once('error', rejeitar).listen(0, '127.0.0.1', () => {
-      const { port } = teste.address() as { port: number };
-      teste.close(() => resolver(port));
-    });
+    const teste = createServer()
+      .once('error', rejeitar)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = teste.address() as { port: number };
+        teste.close(() => resolver(port));
+      });
   });
 
 export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}): Promise<Postgres> {
@@ -74,7 +81,19 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
   let servidor: ChildProcess | undefined;
 
   const ligar = async () => {
-    const [postgres, args] = comando('postgres', ['-D', dados, '-p', String(porta), '-k', pasta, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', ...ajustes]);
+    const [postgres, args] = comando('postgres', [
+      '-D',
+      dados,
+      '-p',
+      String(porta),
+      '-k',
+      pasta,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      ...ajustes,
+    ]);
     const filho = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     servidor = filho;
     let log = '';
@@ -109,7 +128,18 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
   return {
     url: url('postgres'),
     async novoBanco(nome: string) {
-      const [psql, args] = comando('psql', ['-h', pasta, '-p', String(porta), '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE "${nome}"`]);
+      const [psql, args] = comando('psql', [
+        '-h',
+        pasta,
+        '-p',
+        String(porta),
+        '-U',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        `CREATE DATABASE "${nome}"`,
+      ]);
       const criado = spawnSync(psql, args, { encoding: 'utf8' });
       if (criado.status !== 0) throw new Error(`CREATE DATABASE ${nome} falhou: ${criado.stderr}`);
       return url(nome);

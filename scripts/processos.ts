@@ -94,4 +94,3 @@ export const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFile
 
 export const ARQUIVO_DO_MCP = 'servidor-mcp/src/main.ts';
 export const ARQUIVO_DO_AGENTE = 'agente/src/main.ts';
-

@@ -19,14 +19,16 @@ function sair(mensagem: string, codigo: number): never {
   process.exit(codigo);
 }
 
-if (!texto) sair('uso: npm run reservar -- "reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>" [--escolha <id|recusar>]', 2);
+if (!texto)
+  sair('uso: npm run reservar -- "reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>" [--escolha <id|recusar>]', 2);
 
-const textoDe = (partes: Part[] = []) =>
-  partes.map((parte) => (parte.content?.$case === 'text' ? parte.content.value : '')).join(' ');
+const textoDe = (partes: Part[] = []) => partes.map((parte) => (parte.content?.$case === 'text' ? parte.content.value : '')).join(' ');
 
 async function enviar(cliente: Client, conteudo: string, taskId?: string): Promise<Task> {
   const resultado = await cliente.sendMessage(
-    SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: conteudo }], ...(taskId ? { taskId } : {}) } }),
+    SendMessageRequest.fromJSON({
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: conteudo }], ...(taskId ? { taskId } : {}) },
+    }),
   );
   if (!('status' in resultado)) sair(`o agente respondeu com uma mensagem, nao uma Task: ${textoDe(resultado.parts)}`, 1);
   return resultado;
@@ -46,7 +48,10 @@ let cliente: Client;
 try {
   cliente = await new ClientFactory().createFromUrl(base);
 } catch (erro) {
-  sair(`nao consegui falar com o agente em ${base} (${erro instanceof Error ? erro.message : String(erro)}). Ele esta de pe? npm start sobe os dois processos.`, 1);
+  sair(
+    `nao consegui falar com o agente em ${base} (${erro instanceof Error ? erro.message : String(erro)}). Ele esta de pe? npm start sobe os dois processos.`,
+    1,
+  );
 }
 
 let task = await enviar(cliente, texto);
@@ -55,7 +60,9 @@ for (;;) {
   const estado = TaskState[task.status!.state];
   process.stderr.write(`${estado}: ${textoDe(task.status!.message?.parts)}\n`);
   if (task.status!.state !== TaskState.TASK_STATE_INPUT_REQUIRED) break;
-  const alternativas = textoDe(task.status!.message?.parts).replace(/^alternativas:\s*/, '').split(', ');
+  const alternativas = textoDe(task.status!.message?.parts)
+    .replace(/^alternativas:\s*/, '')
+    .split(', ');
   const escolha = await perguntar(alternativas);
   task = await enviar(cliente, `escolha=${escolha}`, task.id);
   values.escolha = undefined;

@@ -24,10 +24,17 @@ const { values } = parseArgs({
     db: { type: 'string' },
   },
 });
-const [segundos, clientes, quantosMcp, quantosAgentes] = [values.seconds, values.clientes, values.mcp, values.agentes].map(Number) as [number, number, number, number];
+const [segundos, clientes, quantosMcp, quantosAgentes] = [values.seconds, values.clientes, values.mcp, values.agentes].map(Number) as [
+  number,
+  number,
+  number,
+  number,
+];
 const inteiros = [segundos, clientes, quantosMcp, quantosAgentes].every((n) => Number.isInteger(n) && n > 0);
 if (!inteiros || (!values.db && quantosMcp + quantosAgentes > 2)) {
-  process.stderr.write('uso: npm run soak -- --seconds N [--clientes C] [--mcp N --agentes M --db postgres://...] (mais de um processo de cada precisa de --db)\n');
+  process.stderr.write(
+    'uso: npm run soak -- --seconds N [--clientes C] [--mcp N --agentes M --db postgres://...] (mais de um processo de cada precisa de --db)\n',
+  );
   process.exit(2);
 }
 
@@ -41,7 +48,9 @@ async function violacoesNoBanco(url: string): Promise<{ linhas: string[]; violac
       ON a.sala = b.sala AND a.numero < b.numero AND a.periodo && b.periodo`);
     const [{ total }] = await consultar('SELECT count(*)::int AS total FROM reservas');
     const concluidas = await consultar(`SELECT id, artifacts FROM tasks WHERE status_state = 'TASK_STATE_COMPLETED'`);
-    const reservasDasTasks = concluidas.map((linha) => JSON.parse(JSON.parse(linha.artifacts)[0].parts[0].text) as { reserva: string; sala: string; inicio: string; fim: string });
+    const reservasDasTasks = concluidas.map(
+      (linha) => JSON.parse(JSON.parse(linha.artifacts)[0].parts[0].text) as { reserva: string; sala: string; inicio: string; fim: string },
+    );
     const existentes = await consultar('SELECT numero, sala, inicio, fim FROM reservas');
     const porId = new Map(existentes.map((r) => [idDaReserva(Number(r.numero)), r]));
     const ausentes = reservasDasTasks.filter((r) => {
@@ -50,7 +59,9 @@ async function violacoesNoBanco(url: string): Promise<{ linhas: string[]; violac
     });
     const repetidas = reservasDasTasks.length - new Set(reservasDasTasks.map((r) => r.reserva)).size;
     return {
-      linhas: [`no banco: ${total} reservas, ${sobrepostas.length} sobreposicoes; ${concluidas.length} Tasks COMPLETED, ${ausentes.length} sem a sua reserva, ${repetidas} reservas em mais de uma Task`],
+      linhas: [
+        `no banco: ${total} reservas, ${sobrepostas.length} sobreposicoes; ${concluidas.length} Tasks COMPLETED, ${ausentes.length} sem a sua reserva, ${repetidas} reservas em mais de uma Task`,
+      ],
       violacoes: [
         ...sobrepostas.map((s) => `${s.sala}: reservas ${s.a} e ${s.b} se sobrepoem no banco`),
         ...ausentes.map((r) => `Task COMPLETED com ${r.reserva} (${r.sala}), que nao esta no banco assim`),
@@ -69,17 +80,23 @@ try {
   const bancoAgente: Record<string, string> = values.db ? { TASKS_DB: values.db } : {};
   // One at a time: the first migrates and seeds, the others find it done (concurrent starts are tested apart).
   const servidores: Processo[] = [];
-  for (let i = 0; i < quantosMcp; i++) servidores.push(await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...bancoMcp }));
+  for (let i = 0; i < quantosMcp; i++)
+    servidores.push(await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...bancoMcp }));
   processos.push(...servidores);
   const agentes: Processo[] = [];
-  for (let i = 0; i < quantosAgentes; i++) agentes.push(await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidores[i % quantosMcp]!.url, ...bancoAgente }));
+  for (let i = 0; i < quantosAgentes; i++)
+    agentes.push(await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidores[i % quantosMcp]!.url, ...bancoAgente }));
   processos.push(...agentes);
 
   const antes = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
   const relatorio: Relatorio = await carga({ agentes: agentes.map((agente) => agente.url), segundos, clientes });
   const depois = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
   const noBanco = values.db ? await violacoesNoBanco(values.db) : { linhas: [], violacoes: [] };
-  const violacoes = [...relatorio.violacoes, ...noBanco.violacoes, ...(relatorio.respostas5xx > 0 ? [`${relatorio.respostas5xx} respostas 5xx`] : [])];
+  const violacoes = [
+    ...relatorio.violacoes,
+    ...noBanco.violacoes,
+    ...(relatorio.respostas5xx > 0 ? [`${relatorio.respostas5xx} respostas 5xx`] : []),
+  ];
   const { rodadas, aplicadas, recusadas } = relatorio.concorrentes;
   const linhas = [
     `topologia: ${quantosMcp} servidor(es) MCP + ${quantosAgentes} agente(s), ${values.db ? `PostgreSQL ${urlSemSenha(values.db)}` : 'memoria'}`,
@@ -87,7 +104,9 @@ try {
     `requests A2A: ${relatorio.pedidos} (${(relatorio.pedidos / segundos).toFixed(0)}/s), erros: ${relatorio.erros.length}, respostas 5xx: ${relatorio.respostas5xx}`,
     `respostas simultaneas a uma pausa: ${rodadas} rodadas de varias respostas; ${aplicadas} aplicadas, ${recusadas} recusadas com -32004`,
     `latencia (ms): p50 ${percentil(relatorio.latencias, 50).toFixed(1)}, p90 ${percentil(relatorio.latencias, 90).toFixed(1)}, p99 ${percentil(relatorio.latencias, 99).toFixed(1)}, max ${Math.max(0, ...relatorio.latencias).toFixed(1)}`,
-    `Tasks: ${Object.entries(relatorio.tarefas).map(([estado, n]) => `${estado.replace('TASK_STATE_', '')} ${n}`).join(', ')}`,
+    `Tasks: ${Object.entries(relatorio.tarefas)
+      .map(([estado, n]) => `${estado.replace('TASK_STATE_', '')} ${n}`)
+      .join(', ')}`,
     `reservas vistas pelos clientes: ${relatorio.reservas.length}`,
     ...noBanco.linhas,
     `memoria dos agentes (RSS, MiB): ${antes.map((a, i) => `${a.toFixed(0)} -> ${depois[i]!.toFixed(0)}`).join(', ')}`,

@@ -31,7 +31,8 @@ if (!starter) falhar('uso: npm run validar -- <pasta do clone do starter do curs
 const validador = join(resolve(starter), 'validador', 'validar.py');
 if (!existsSync(validador)) falhar(`nao encontrei ${validador}: aponte para um clone do repositorio starter do curso`);
 for (const [nome, porta] of Object.entries(PORTAS)) {
-  if (!(await portaLivre(porta))) falhar(`a porta ${porta} (${nome}) esta ocupada: pare o que estiver nela; o validador precisa de processos recem-iniciados`);
+  if (!(await portaLivre(porta)))
+    falhar(`a porta ${porta} (${nome}) esta ocupada: pare o que estiver nela; o validador precisa de processos recem-iniciados`);
 }
 
 const processos: Processo[] = [];
@@ -42,7 +43,11 @@ try {
   processos.push(mcp);
   processos.push(await iniciar(ARQUIVO_DO_AGENTE, { ...env, MCP_URL: `http://localhost:${PORTAS.mcp}/mcp` }));
 
-  const execucao = spawn('python3', [validador, '--agente', `http://localhost:${PORTAS.agente}`, '--mcp', `http://localhost:${PORTAS.mcp}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const execucao = spawn(
+    'python3',
+    [validador, '--agente', `http://localhost:${PORTAS.agente}`, '--mcp', `http://localhost:${PORTAS.mcp}`],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let saida = '';
   execucao.stdout.on('data', (parte: Buffer) => {
     saida += parte.toString('utf8');

@@ -12,5 +12,8 @@ it('many clients at once: no error, every Task terminal, own artifacts, no overl
   assert.deepEqual(relatorio.violacoes, []);
   assert.ok(relatorio.pedidos > 50, `${relatorio.pedidos} requests`);
   assert.ok((relatorio.tarefas.TASK_STATE_COMPLETED ?? 0) > 10);
-  assert.deepEqual(Object.keys(relatorio.tarefas).filter((e) => !['TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED', 'TASK_STATE_FAILED'].includes(e)), []);
+  assert.deepEqual(
+    Object.keys(relatorio.tarefas).filter((e) => !['TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED', 'TASK_STATE_FAILED'].includes(e)),
+    [],
+  );
 });

@@ -19,11 +19,14 @@ describe('official clients against the real processes', () => {
   const processos = ambosOsProcessos();
 
   it('@modelcontextprotocol/client: discover, list, read, input_required, retry on a new id', async () => {
-    const cliente = new Client({ name: 'teste', version: '1.0.0' }, {
-      capabilities: { elicitation: { form: {} } },
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      inputRequired: { autoFulfill: false },
-    });
+    const cliente = new Client(
+      { name: 'teste', version: '1.0.0' },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
     await cliente.connect(new StreamableHTTPClientTransport(new URL(processos.mcp.url)));
     try {
       const { tools } = await cliente.listTools();
@@ -38,11 +41,17 @@ describe('official clients against the real processes', () => {
       // outputSchema and throws, so the raw request is the way (see README).
       await assert.rejects(cliente.callTool({ name: 'reservar_sala', arguments: args }, { allowInputRequired: true }), /output schema/);
       const chamar = (params: Record<string, unknown>) =>
-        cliente.request({ method: 'tools/call', params: { name: 'reservar_sala', arguments: args, ...params } }, { allowInputRequired: true }) as Promise<any>;
+        cliente.request(
+          { method: 'tools/call', params: { name: 'reservar_sala', arguments: args, ...params } },
+          { allowInputRequired: true },
+        ) as Promise<any>;
       const pausa = await chamar({});
       assert.equal(pausa.resultType, 'input_required');
       const [chave] = Object.keys(pausa.inputRequests);
-      const fim = await chamar({ inputResponses: { [chave!]: { action: 'accept', content: { sala: 'sala-fusca' } } }, requestState: pausa.requestState });
+      const fim = await chamar({
+        inputResponses: { [chave!]: { action: 'accept', content: { sala: 'sala-fusca' } } },
+        requestState: pausa.requestState,
+      });
       assert.equal(fim.structuredContent.sala, 'sala-fusca');
       assert.equal(fim.structuredContent.reservado, true);
     } finally {
@@ -53,7 +62,11 @@ describe('official clients against the real processes', () => {
   it('@a2a-js/sdk client: card discovery, SendMessage, pause, continuation, GetTask', async () => {
     const cliente = await new ClientFactory().createFromUrl(processos.agente.url);
     const enviar = async (conteudo: string, taskId?: string) =>
-      (await cliente.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: conteudo }], ...(taskId ? { taskId } : {}) } }))) as Task;
+      (await cliente.sendMessage(
+        SendMessageRequest.fromJSON({
+          message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: conteudo }], ...(taskId ? { taskId } : {}) },
+        }),
+      )) as Task;
     const pedido = 'reservar sala=sala-garagem inicio=2026-11-06T14:00:00-03:00 fim=2026-11-06T15:00:00-03:00 responsavel=George';
     assert.equal((await enviar(pedido)).status!.state, TaskState.TASK_STATE_COMPLETED);
     const pausa = await enviar(pedido);
@@ -67,12 +80,22 @@ describe('official clients against the real processes', () => {
   });
 
   it('npm run reservar with --escolha: the terminal client completes a paused booking', async () => {
-    const args = ['--import', 'tsx', 'scripts/reservar.ts', '--agente', processos.agente.url, '--escolha', 'sala-fusca', 'reservar sala=sala-garagem inicio=2026-11-05T14:00:00-03:00 fim=2026-11-05T15:00:00-03:00 responsavel=Lorraine'];
+    const args = [
+      '--import',
+      'tsx',
+      'scripts/reservar.ts',
+      '--agente',
+      processos.agente.url,
+      '--escolha',
+      'sala-fusca',
+      'reservar sala=sala-garagem inicio=2026-11-05T14:00:00-03:00 fim=2026-11-05T15:00:00-03:00 responsavel=Lorraine',
+    ];
     // First make the room taken so that the client meets a pause.
     const primeira = spawn(process.execPath, [...args.slice(0, 5), args.at(-1)!], { stdio: 'pipe' });
     assert.equal(await new Promise((r) => primeira.once('exit', r)), 0);
     const filho = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let saida = '', erro = '';
+    let saida = '',
+      erro = '';
     filho.stdout.on('data', (p: Buffer) => (saida += p));
     filho.stderr.on('data', (p: Buffer) => (erro += p));
     assert.equal(await new Promise((r) => filho.once('exit', r)), 0, erro);
@@ -81,7 +104,11 @@ describe('official clients against the real processes', () => {
   });
 
   it('npm run reservar says clearly when the agent is down', async () => {
-    const filho = spawn(process.execPath, ['--import', 'tsx', 'scripts/reservar.ts', '--agente', 'http://127.0.0.1:9', 'reservar sala=a inicio=b fim=c responsavel=d'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const filho = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/reservar.ts', '--agente', 'http://127.0.0.1:9', 'reservar sala=a inicio=b fim=c responsavel=d'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let erro = '';
     filho.stderr.on('data', (p: Buffer) => (erro += p));
     assert.equal(await new Promise((r) => filho.once('exit', r)), 1);

@@ -17,7 +17,8 @@ const SALAS = ['sala-fusca', 'sala-mirante'];
 
 /** tools/call requests the MCP server answered so far. */
 const chamadasDeFerramenta = async (mcp: Processo) =>
-  (await linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }))).filter((linha) => linha.includes('metodo=tools/call')).length;
+  (await linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }))).filter((linha) => linha.includes('metodo=tools/call'))
+    .length;
 
 async function corrida(agentes: Processo[], mcp: Processo, dia: string) {
   const [primeiro] = agentes;
@@ -28,7 +29,9 @@ async function corrida(agentes: Processo[], mcp: Processo, dia: string) {
   const antes = await chamadasDeFerramenta(mcp);
 
   const escolhas = Array.from({ length: RESPOSTAS }, (_, i) => SALAS[i % SALAS.length]!);
-  const respostas = await Promise.all(escolhas.map((sala, i) => enviar(agentes[i % agentes.length]!.url, `escolha=${sala}`, { taskId: id })));
+  const respostas = await Promise.all(
+    escolhas.map((sala, i) => enviar(agentes[i % agentes.length]!.url, `escolha=${sala}`, { taskId: id })),
+  );
 
   const vencedoras = respostas.flatMap((resposta, i) => (resposta.corpo.error ? [] : [{ resposta, sala: escolhas[i]! }]));
   assert.equal(vencedoras.length, 1, respostas.map((r) => r.texto.slice(0, 160)).join('\n'));
@@ -42,14 +45,30 @@ async function corrida(agentes: Processo[], mcp: Processo, dia: string) {
 
   assert.equal((await chamadasDeFerramenta(mcp)) - antes, 1, 'exactly one MCP retry');
   for (const candidata of SALAS) {
-    const consulta = await chamar(mcp.url, { metodo: 'tools/call', params: { name: 'consultar_disponibilidade', arguments: { sala: candidata, inicio: `${dia}T14:00:00-03:00`, fim: `${dia}T15:00:00-03:00` } } });
-    assert.equal(consulta.corpo.result.structuredContent.livre, candidata !== sala, `${candidata} booked only if it was the winner's choice`);
+    const consulta = await chamar(mcp.url, {
+      metodo: 'tools/call',
+      params: {
+        name: 'consultar_disponibilidade',
+        arguments: { sala: candidata, inicio: `${dia}T14:00:00-03:00`, fim: `${dia}T15:00:00-03:00` },
+      },
+    });
+    assert.equal(
+      consulta.corpo.result.structuredContent.livre,
+      candidata !== sala,
+      `${candidata} booked only if it was the winner's choice`,
+    );
   }
   for (const agente of agentes) {
     const final = tarefa(await obter(agente.url, id));
     assert.equal(final.status.state, 'TASK_STATE_COMPLETED', 'never moved backwards');
-    const doUsuario = final.history.filter((m: { role: string }) => m.role === 'ROLE_USER').map((m: { parts: { text: string }[] }) => m.parts[0]!.text);
-    assert.deepEqual(doUsuario, [pedido('sala-garagem', dia, '14:00', '15:00', 'Biff'), `escolha=${sala}`], 'only the winning answer is in the history');
+    const doUsuario = final.history
+      .filter((m: { role: string }) => m.role === 'ROLE_USER')
+      .map((m: { parts: { text: string }[] }) => m.parts[0]!.text);
+    assert.deepEqual(
+      doUsuario,
+      [pedido('sala-garagem', dia, '14:00', '15:00', 'Biff'), `escolha=${sala}`],
+      'only the winning answer is in the history',
+    );
   }
 }
 
@@ -102,7 +121,10 @@ describe('answers racing for one paused Task', () => {
       const [a, b] = agentes as [Processo, Processo];
       assert.equal(estado(await enviar(a.url, pedido('sala-garagem', '2027-06-14', '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
       const id = tarefa(await enviar(a.url, pedido('sala-garagem', '2027-06-14', '14:00', '15:00', 'Biff'))).id;
-      const [cancelamento, resposta] = await Promise.all([a2a(b.url, 'CancelTask', { id }), enviar(a.url, 'escolha=sala-fusca', { taskId: id })]);
+      const [cancelamento, resposta] = await Promise.all([
+        a2a(b.url, 'CancelTask', { id }),
+        enviar(a.url, 'escolha=sala-fusca', { taskId: id }),
+      ]);
       const final = estado(await obter(a.url, id));
       if (final === 'TASK_STATE_CANCELED') {
         assert.equal(estado(cancelamento), 'TASK_STATE_CANCELED');

@@ -39,7 +39,10 @@ describe('discovery', () => {
     assert.deepEqual(card.tools, ferramentas.corpo.result.tools);
     const recursos = await chamar(processos.mcp.url, { metodo: 'resources/list' });
     assert.deepEqual(card.resources, recursos.corpo.result.resources);
-    assert.deepEqual(card.resources.map((r: { uri: string }) => r.uri), ['politica://uso']);
+    assert.deepEqual(
+      card.resources.map((r: { uri: string }) => r.uri),
+      ['politica://uso'],
+    );
   });
 
   it('the MCP endpoint announces its card with a Link header too', async () => {
@@ -77,7 +80,13 @@ describe('discovery', () => {
     const texto = bytes.toString('utf8');
     const frente = /^---\nname: ([a-z0-9-]{1,64})\ndescription: (.{1,1024})\n---\n/.exec(texto);
     assert.equal(frente?.[1], 'reservar-sala');
-    for (const trecho of ['reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>', 'alternativas: ', 'escolha=recusar', 'Sala inexistente: <id>', 'TASK_STATE_INPUT_REQUIRED']) {
+    for (const trecho of [
+      'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>',
+      'alternativas: ',
+      'escolha=recusar',
+      'Sala inexistente: <id>',
+      'TASK_STATE_INPUT_REQUIRED',
+    ]) {
       assert.ok(texto.includes(trecho), trecho);
     }
   });

@@ -33,7 +33,12 @@ export interface OpcoesDeArmazenamento {
   readonly aoPerderConexao: (erro: Error) => void;
 }
 
-export const TERMINAIS: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED]);
+export const TERMINAIS: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 const terminal = (task: Task) => task.status !== undefined && TERMINAIS.has(task.status.state);
 
@@ -144,9 +149,14 @@ const ehPostgres = (banco: string) => /^postgres(ql)?:\/\//.test(banco);
  * password); a failure is told in one line, without it.
  */
 async function migrar(urlDoBanco: string): Promise<void> {
-  const cli = fileURLToPath(new URL('./cli/a2a_db.js', import.meta.resolve('@a2a-js/sdk/server/database').replace(/server\/database\/index\.js$/, '')));
+  const cli = fileURLToPath(
+    new URL('./cli/a2a_db.js', import.meta.resolve('@a2a-js/sdk/server/database').replace(/server\/database\/index\.js$/, '')),
+  );
   await new Promise<void>((resolver, rejeitar) => {
-    const filho = spawn(process.execPath, [cli, 'upgrade'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DATABASE_URL: urlDoBanco } });
+    const filho = spawn(process.execPath, [cli, 'upgrade'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, DATABASE_URL: urlDoBanco },
+    });
     let erro = '';
     filho.stderr.on('data', (parte: Buffer) => (erro += parte));
     filho.once('error', rejeitar);
@@ -160,11 +170,17 @@ async function migrar(urlDoBanco: string): Promise<void> {
 
 export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
-    return { tarefas: new TarefasEmMemoria(maxTarefas), pausas: new PausasEmMemoria(), exclusao: new ExclusaoLocal(), descricao: `memoria (ate ${maxTarefas} Tasks)` };
+    return {
+      tarefas: new TarefasEmMemoria(maxTarefas),
+      pausas: new PausasEmMemoria(),
+      exclusao: new ExclusaoLocal(),
+      descricao: `memoria (ate ${maxTarefas} Tasks)`,
+    };
   }
   if (ehPostgres(banco)) {
     await migrar(banco);
-    const pool = (max: number) => new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }).on('error', aoPerderConexao);
+    const pool = (max: number) =>
+      new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }).on('error', aoPerderConexao);
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
     await PausasNoBanco.criarTabela(db, true);
     return {
@@ -180,7 +196,12 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
   const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
   await PausasNoBanco.criarTabela(db, false);
   // A SQLite file serves one agent: turns are taken in this process only.
-  return { tarefas: new DatabaseTaskStore(db), pausas: new PausasNoBanco(db), exclusao: new ExclusaoLocal(), descricao: `SQLite (${banco})` };
+  return {
+    tarefas: new DatabaseTaskStore(db),
+    pausas: new PausasNoBanco(db),
+    exclusao: new ExclusaoLocal(),
+    descricao: `SQLite (${banco})`,
+  };
 }
 
 /** The context of the agent's own writes: the same (unauthenticated) owner as every A2A request. */

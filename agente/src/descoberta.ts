@@ -46,7 +46,11 @@ export function publicar(card: object, urlPublica: URL, mcpUrl: URL): ReadonlyMa
         mediaType: 'application/mcp-server-card+json',
         type: 'application/mcp-server-card+json',
         url: new URL(CAMINHO_DO_SERVER_CARD_MCP, mcpUrl).href,
-        representativeQueries: ['quais salas existem e qual a capacidade de cada uma?', 'a sala-garagem esta livre em 2026-11-03 das 14h as 15h?', 'reservar a sala-fusca das 9h as 10h para a Jennifer'],
+        representativeQueries: [
+          'quais salas existem e qual a capacidade de cada uma?',
+          'a sala-garagem esta livre em 2026-11-03 das 14h as 15h?',
+          'reservar a sala-fusca das 9h as 10h para a Jennifer',
+        ],
       },
     ],
   };
@@ -56,7 +60,8 @@ export function publicar(card: object, urlPublica: URL, mcpUrl: URL): ReadonlyMa
       {
         name: 'reservar-sala',
         type: 'skill-md',
-        description: 'Como reservar uma sala pelo agente A2A Central de Salas: formato do pedido, a pausa com alternativas, escolha= e os erros.',
+        description:
+          'Como reservar uma sala pelo agente A2A Central de Salas: formato do pedido, a pausa com alternativas, escolha= e os erros.',
         url: url(CAMINHOS.skill),
         digest: `sha256:${createHash('sha256').update(skill).digest('hex')}`,
       },

@@ -80,7 +80,11 @@ export class ExclusaoNoPostgres implements Exclusao {
    * A transaction that only holds the lock, opened in one round trip. Any
    * text maps to a 64-bit key; two Tasks sharing one only wait for each other.
    */
-  private async naTransacao<T>(taskId: string, funcao: 'pg_advisory_xact_lock' | 'pg_try_advisory_xact_lock', trabalho: () => Promise<T>): Promise<T | undefined> {
+  private async naTransacao<T>(
+    taskId: string,
+    funcao: 'pg_advisory_xact_lock' | 'pg_try_advisory_xact_lock',
+    trabalho: () => Promise<T>,
+  ): Promise<T | undefined> {
     const cliente = await noBanco(this.pool.connect());
     try {
       const abertura = `BEGIN; SET LOCAL lock_timeout = '${ESPERA_MAXIMA}'; SELECT ${funcao}(hashtextextended(${cliente.escapeLiteral(taskId)}, 0)) AS obtida`;

@@ -25,9 +25,7 @@ function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
 }
 
 function textoDe(contexto: RequestContext): string {
-  return contexto.userMessage.parts
-    .map((parte) => (parte.content?.$case === 'text' ? parte.content.value : ''))
-    .join(' ');
+  return contexto.userMessage.parts.map((parte) => (parte.content?.$case === 'text' ? parte.content.value : '')).join(' ');
 }
 
 export class Executor implements AgentExecutor {
@@ -91,7 +89,9 @@ export class Executor implements AgentExecutor {
    * method stays because the AgentExecutor contract requires it.
    */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado('TASK_STATE_CANCELED', 'Task cancelada a pedido do cliente.'));
+    bus.publish(
+      new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado('TASK_STATE_CANCELED', 'Task cancelada a pedido do cliente.'),
+    );
     bus.finished();
   }
 }

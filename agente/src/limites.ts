@@ -17,7 +17,8 @@ export interface Limites {
 /** Ends a Task FAILED with this message (unless it already ended). */
 export type Encerrar = (taskId: string, mensagem: string) => Promise<void>;
 
-export const MENSAGEM_DE_PAUSA_EXPIRADA = 'A pergunta expirou sem resposta (o estado pendente no servidor MCP vale por tempo limitado): envie o pedido de novo.';
+export const MENSAGEM_DE_PAUSA_EXPIRADA =
+  'A pergunta expirou sem resposta (o estado pendente no servidor MCP vale por tempo limitado): envie o pedido de novo.';
 export const mensagemDeExcesso = (maximo: number) =>
   `Pausa descartada: o agente ja guardava ${maximo} Tasks pausadas e esta era a mais antiga. Envie o pedido de novo.`;
 
@@ -37,7 +38,9 @@ export class PausasLimitadas implements PausasDaPonte {
     const excesso = (await noBanco(this.base.total())) - this.limites.maxPausadas;
     if (excesso <= 0) return;
     // The cap is kept on a best-effort basis: failing to end another Task must not fail this one's pause.
-    await this.descartarAs(await this.base.ate(Number.MAX_SAFE_INTEGER, excesso), mensagemDeExcesso(this.limites.maxPausadas)).catch(() => undefined);
+    await this.descartarAs(await this.base.ate(Number.MAX_SAFE_INTEGER, excesso), mensagemDeExcesso(this.limites.maxPausadas)).catch(
+      () => undefined,
+    );
   }
 
   async tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined> {

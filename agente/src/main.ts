@@ -87,8 +87,10 @@ const erroDeJsonRpc = (res: express.Response, status: number, code: number, mess
  */
 const errosDoCorpo: ErrorRequestHandler = (erro, _req, res, next) => {
   if (erro?.type === 'entity.too.large') return erroDeJsonRpc(res, 413, -32600, 'Corpo acima do limite de 64 KiB');
-  if (erro instanceof SyntaxError || erro?.type === 'entity.parse.failed') return erroDeJsonRpc(res, 400, -32700, 'Parse error: o corpo nao e JSON valido');
-  if (Number.isInteger(erro?.status) && erro.status >= 400 && erro.status < 500) return erroDeJsonRpc(res, erro.status, -32600, `Invalid Request: ${erro.message}`);
+  if (erro instanceof SyntaxError || erro?.type === 'entity.parse.failed')
+    return erroDeJsonRpc(res, 400, -32700, 'Parse error: o corpo nao e JSON valido');
+  if (Number.isInteger(erro?.status) && erro.status >= 400 && erro.status < 500)
+    return erroDeJsonRpc(res, erro.status, -32600, `Invalid Request: ${erro.message}`);
   next(erro);
 };
 
@@ -99,10 +101,18 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
   const { exclusao } = armazenamento;
   const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas), exclusao);
-  pausas.varrerPeriodicamente(VARREDURA_MS, (erro) => log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`));
+  pausas.varrerPeriodicamente(VARREDURA_MS, (erro) =>
+    log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
+  );
   const card = agentCard(urlPublica);
   const tarefas = new TarefasDaPonte(armazenamento.tarefas);
-  const requestHandler = new Atendimento(AgentCard.fromJSON(card), tarefas, new Executor(new Ponte(mcp, pausas), exclusao, tarefas), exclusao, pausas);
+  const requestHandler = new Atendimento(
+    AgentCard.fromJSON(card),
+    tarefas,
+    new Executor(new Ponte(mcp, pausas), exclusao, tarefas),
+    exclusao,
+    pausas,
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -142,7 +152,15 @@ executarProcesso('agente', async () => {
   const { app, mcp } = montarApp(config, urlPublica, armazenamento);
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
-  log(`agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`);
-  mcp.conectar().catch((erro: unknown) => log(`MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`));
+  log(
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`,
+  );
+  mcp
+    .conectar()
+    .catch((erro: unknown) =>
+      log(
+        `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
+      ),
+    );
   return servidor;
 });

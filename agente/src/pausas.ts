@@ -133,12 +133,21 @@ export class PausasNoBanco implements Pausas {
   }
 
   async ate(instante: number, limite: number): Promise<string[]> {
-    const linhas = await this.db.selectFrom(TABELA).select('task_id').where('criada_em', '<=', instante).orderBy('criada_em').limit(limite).execute();
+    const linhas = await this.db
+      .selectFrom(TABELA)
+      .select('task_id')
+      .where('criada_em', '<=', instante)
+      .orderBy('criada_em')
+      .limit(limite)
+      .execute();
     return linhas.map((linha) => linha.task_id);
   }
 
   async total(): Promise<number> {
-    const { quantas } = await this.db.selectFrom(TABELA).select((eb) => eb.fn.countAll<number | string>().as('quantas')).executeTakeFirstOrThrow();
+    const { quantas } = await this.db
+      .selectFrom(TABELA)
+      .select((eb) => eb.fn.countAll<number | string>().as('quantas'))
+      .executeTakeFirstOrThrow();
     return Number(quantas);
   }
 }

@@ -53,7 +53,8 @@ export interface PausasDaPonte {
 }
 
 /** A Task paused with no pause stored: an agent stopped after taking it and before answering. */
-export const MENSAGEM_SEM_PAUSA = 'A pergunta desta Task nao esta mais guardada (o agente parou no meio da resposta): envie o pedido de novo.';
+export const MENSAGEM_SEM_PAUSA =
+  'A pergunta desta Task nao esta mais guardada (o agente parou no meio da resposta): envie o pedido de novo.';
 
 /** The pause text is compared byte for byte by clients: no prefix, no greeting. */
 export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
@@ -77,7 +78,13 @@ export class Ponte {
       await this.exigirFerramenta(trace);
       const politica = await this.versaoDaPolitica(trace);
       const argumentos = { ...pedido };
-      return this.traduzir(taskId, argumentos, await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)), trace, politica);
+      return this.traduzir(
+        taskId,
+        argumentos,
+        await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)),
+        trace,
+        politica,
+      );
     });
   }
 
@@ -111,14 +118,20 @@ export class Ponte {
   }
 
   /** Steps 4 and 6: the MCP result becomes the Task's next state. */
-  private async traduzir(taskId: string, argumentos: Record<string, unknown>, resultado: ResultadoDaFerramenta, trace: Trace, politica: string): Promise<Desfecho> {
+  private async traduzir(
+    taskId: string,
+    argumentos: Record<string, unknown>,
+    resultado: ResultadoDaFerramenta,
+    trace: Trace,
+    politica: string,
+  ): Promise<Desfecho> {
     if (resultado.resultType === 'input_required') {
       const pergunta = lerPergunta(resultado, argumentos, trace);
       await this.pausas.abrir(taskId, pergunta);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pergunta.alternativas) };
     }
     if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
-    const feita = resultado.structuredContent as Partial<ReservaFeita> & { reservado?: boolean; motivo?: string } | undefined;
+    const feita = resultado.structuredContent as (Partial<ReservaFeita> & { reservado?: boolean; motivo?: string }) | undefined;
     if (feita?.reservado !== true) {
       return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${feita?.motivo ?? 'recusado'}).` };
     }
@@ -165,7 +178,8 @@ export class Ponte {
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
       const mensagem = erro instanceof Error ? erro.message : String(erro);
-      if (erro instanceof SdkError || erro instanceof TypeError) return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);
+      if (erro instanceof SdkError || erro instanceof TypeError)
+        return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);
       return falhou(`Falha inesperada ao falar com o servidor MCP: ${mensagem}`);
     }
   }
@@ -175,7 +189,11 @@ export class Ponte {
  * The one form-mode question this agent knows how to relay: a choice of
  * `sala` among an enum (or a single const).
  */
-function lerPergunta(resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>, argumentos: Record<string, unknown>, trace: Trace): Pergunta {
+function lerPergunta(
+  resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>,
+  argumentos: Record<string, unknown>,
+  trace: Trace,
+): Pergunta {
   const entradas = Object.entries(resultado.inputRequests ?? {});
   const [chave, pedido] = entradas[0] ?? [];
   const params = (pedido as { method?: string; params?: any } | undefined)?.params;

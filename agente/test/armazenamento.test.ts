@@ -41,7 +41,11 @@ async function noBanco(dialeto: 'sqlite' | 'postgres'): Promise<Pausas> {
   const db =
     dialeto === 'sqlite'
       ? new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) })
-      : new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: await postgres.novoBanco(`pausas_${randomUUID().replaceAll('-', '')}`) }) }) });
+      : new Kysely<TabelaDePausas>({
+          dialect: new PostgresDialect({
+            pool: new pg.Pool({ connectionString: await postgres.novoBanco(`pausas_${randomUUID().replaceAll('-', '')}`) }),
+          }),
+        });
   abertos.push(db);
   await PausasNoBanco.criarTabela(db, dialeto === 'postgres');
   return new PausasNoBanco(db);
@@ -75,7 +79,10 @@ for (const [nome, criar] of [
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));
       const tomadas = await Promise.all(Array.from({ length: 8 }, () => pausas.tomar('a')));
-      assert.deepEqual(tomadas.filter(Boolean).map((p) => p!.criadaEm), [1]);
+      assert.deepEqual(
+        tomadas.filter(Boolean).map((p) => p!.criadaEm),
+        [1],
+      );
       assert.equal(await pausas.total(), 0);
     });
 
@@ -91,7 +98,12 @@ for (const [nome, criar] of [
 
     it('lists the oldest, and those created up to an instant', async () => {
       const pausas = await criar();
-      for (const [id, t] of [['a', 1], ['b', 2], ['c', 3]] as const) await pausas.guardar(id, pausa(t));
+      for (const [id, t] of [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ] as const)
+        await pausas.guardar(id, pausa(t));
       assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b']);
       assert.deepEqual(await pausas.ate(2, 10), ['a', 'b']);
       assert.deepEqual(await pausas.ate(3, 1), ['a']);
@@ -99,7 +111,12 @@ for (const [nome, criar] of [
 
     it('a pause taken and put back keeps its place in expiry and eviction order', async () => {
       const pausas = await criar();
-      for (const [id, t] of [['a', 10], ['b', 20], ['c', 30]] as const) await pausas.guardar(id, pausa(t));
+      for (const [id, t] of [
+        ['a', 10],
+        ['b', 20],
+        ['c', 30],
+      ] as const)
+        await pausas.guardar(id, pausa(t));
       const tomada = await pausas.tomar('b');
       await pausas.guardar('d', pausa(40));
       await pausas.guardar('b', tomada!);
@@ -117,7 +134,13 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
     let agora = 1_000_000;
     const encerradas: [string, string][] = [];
     const base = new PausasEmMemoria();
-    const pausas = new PausasLimitadas(base, { maxPausadas, validadeMs: 600_000 }, async (id, msg) => void encerradas.push([id, msg]), exclusao, () => agora);
+    const pausas = new PausasLimitadas(
+      base,
+      { maxPausadas, validadeMs: 600_000 },
+      async (id, msg) => void encerradas.push([id, msg]),
+      exclusao,
+      () => agora,
+    );
     const pergunta = ({ criadaEm: _, ...resto }: Pausa) => resto;
     return { base, pausas, encerradas, pergunta: pergunta(pausa(0)), avancar: (ms: number) => (agora += ms) };
   };
@@ -206,13 +229,19 @@ describe('Task turns', () => {
   it('in one process', async () => {
     const exclusao = new ExclusaoLocal();
     await provarExclusao(exclusao, exclusao);
-    await assert.rejects(exclusao.com('t', async () => Promise.reject(new Error('falhou'))), /falhou/);
+    await assert.rejects(
+      exclusao.com('t', async () => Promise.reject(new Error('falhou'))),
+      /falhou/,
+    );
     assert.equal(await exclusao.com('t', async () => 'segue'), 'segue', 'a failed work does not block the next');
   });
 
   it('across processes sharing PostgreSQL (two pools stand for two agents)', async () => {
     const url = await postgres.novoBanco(`vez_${randomUUID().replaceAll('-', '')}`);
-    const [a, b] = [new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 })), new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 }))];
+    const [a, b] = [
+      new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 })),
+      new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 })),
+    ];
     try {
       await provarExclusao(a, b);
     } finally {
@@ -264,7 +293,10 @@ describe('Task stores', () => {
     quebrada.save = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     const tarefas = new TarefasDaPonte(quebrada);
     const gravado = tarefas.gravado('t', TaskState.TASK_STATE_WORKING);
-    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), { name: 'BancoIndisponivel', message: 'Banco de Tasks indisponivel: tente de novo em instantes' });
+    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), {
+      name: 'BancoIndisponivel',
+      message: 'Banco de Tasks indisponivel: tente de novo em instantes',
+    });
     await assert.rejects(gravado, { name: 'BancoIndisponivel' });
   });
 });

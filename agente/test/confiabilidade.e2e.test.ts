@@ -59,14 +59,20 @@ describe('TASKS_DB: a paused Task survives an agent killed with SIGKILL', () => 
 });
 
 it('TASKS_DB unreachable at start: the agent stops with one clear line that never shows the password', async () => {
-  await assert.rejects(iniciarAgente('http://127.0.0.1:1/mcp', { TASKS_DB: 'postgres://agente:senha-secreta-456@127.0.0.1:1/tarefas' }), (erro: Error) => {
-    const linhas = erro.message.split('\n').filter((linha) => linha.includes('agente nao subiu'));
-    assert.equal(linhas.length, 1, erro.message);
-    assert.match(linhas[0]!, /TASKS_DB: nao consegui preparar o banco em postgres:\/\/agente:\*\*\*@127\.0\.0\.1:1\/tarefas \(.*ECONNREFUSED/);
-    assert.doesNotMatch(erro.message, /senha-secreta-456/);
-    assert.equal(erro.message.split('\n').filter((linha) => /^\s+at /.test(linha)).length, 0, 'no stack trace');
-    return true;
-  });
+  await assert.rejects(
+    iniciarAgente('http://127.0.0.1:1/mcp', { TASKS_DB: 'postgres://agente:senha-secreta-456@127.0.0.1:1/tarefas' }),
+    (erro: Error) => {
+      const linhas = erro.message.split('\n').filter((linha) => linha.includes('agente nao subiu'));
+      assert.equal(linhas.length, 1, erro.message);
+      assert.match(
+        linhas[0]!,
+        /TASKS_DB: nao consegui preparar o banco em postgres:\/\/agente:\*\*\*@127\.0\.0\.1:1\/tarefas \(.*ECONNREFUSED/,
+      );
+      assert.doesNotMatch(erro.message, /senha-secreta-456/);
+      assert.equal(erro.message.split('\n').filter((linha) => /^\s+at /.test(linha)).length, 0, 'no stack trace');
+      return true;
+    },
+  );
 });
 
 it('TASKS_DB lost while running: a clear JSON-RPC error, the agent keeps running, and serves again once the database is back', async () => {
@@ -79,7 +85,13 @@ it('TASKS_DB lost while running: a clear JSON-RPC error, the agent keeps running
     const durante = await enviar(agente.url, pedido('sala-aquario', dia(20), '10:00', '11:00'));
     assert.equal(durante.status, 200);
     assert.deepEqual(durante.corpo.error, { code: -32603, message: 'Banco de Tasks indisponivel: tente de novo em instantes' });
-    const consulta = await chamar(mcp.url, { metodo: 'tools/call', params: { name: 'consultar_disponibilidade', arguments: { sala: 'sala-aquario', inicio: `${dia(20)}T10:00:00-03:00`, fim: `${dia(20)}T11:00:00-03:00` } } });
+    const consulta = await chamar(mcp.url, {
+      metodo: 'tools/call',
+      params: {
+        name: 'consultar_disponibilidade',
+        arguments: { sala: 'sala-aquario', inicio: `${dia(20)}T10:00:00-03:00`, fim: `${dia(20)}T11:00:00-03:00` },
+      },
+    });
     assert.equal(consulta.corpo.result.structuredContent.livre, true, 'a Task that was never stored booked nothing');
     await banco.ligar();
     assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '11:00', '12:00'))), 'TASK_STATE_COMPLETED');
@@ -118,14 +130,30 @@ describe('hostile and broken input', () => {
 
   it('A2A: size limit, malformed JSON and wrong JSON-RPC shapes get JSON-RPC errors, never 5xx', async () => {
     const a2aUrl = `${processos.agente.url}/a2a`;
-    const grande = await postar(a2aUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { x: 'x'.repeat(70_000) } }));
+    const grande = await postar(
+      a2aUrl,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { x: 'x'.repeat(70_000) } }),
+    );
     assert.equal(grande.status, 413);
     assert.equal((await grande.json()).error.code, -32600);
     const quebrado = await postar(a2aUrl, '{"jsonrpc":');
     assert.equal(quebrado.status, 400);
     assert.equal((await quebrado.json()).error.code, -32700);
     const profundo = '['.repeat(30_000) + ']'.repeat(30_000);
-    for (const corpo of ['[]', '{}', '42', 'null', '"x"', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":7}', '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":[]}', '{"jsonrpc":"2.0","id":1,"method":"Inexistente","params":{}}', '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[]}}}', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{"a":1}}}', `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${profundo}}`]) {
+    for (const corpo of [
+      '[]',
+      '{}',
+      '42',
+      'null',
+      '"x"',
+      '{"jsonrpc":"2.0","id":1}',
+      '{"jsonrpc":"2.0","id":1,"method":7}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":[]}',
+      '{"jsonrpc":"2.0","id":1,"method":"Inexistente","params":{}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{"a":1}}}',
+      `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${profundo}}`,
+    ]) {
       const resposta = await postar(a2aUrl, corpo);
       const texto = await resposta.text();
       assert.ok(resposta.status < 500, `${corpo.slice(0, 80)} -> ${resposta.status} ${texto.slice(0, 200)}`);
@@ -138,7 +166,11 @@ describe('hostile and broken input', () => {
   it('A2A: an unknown charset or Content-Encoding, or a corrupt compressed body, is a 4xx JSON-RPC error', async () => {
     const a2aUrl = `${processos.agente.url}/a2a`;
     const corpo = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}';
-    const casos: Record<string, string>[] = [{ 'content-type': 'application/json; charset=latin-9' }, { 'content-encoding': 'zz' }, { 'content-encoding': 'br' }];
+    const casos: Record<string, string>[] = [
+      { 'content-type': 'application/json; charset=latin-9' },
+      { 'content-encoding': 'zz' },
+      { 'content-encoding': 'br' },
+    ];
     for (const headers of casos) {
       const resposta = await postar(a2aUrl, corpo, headers);
       assert.ok(resposta.status >= 400 && resposta.status < 500, `${JSON.stringify(headers)} -> ${resposta.status}`);
@@ -147,7 +179,11 @@ describe('hostile and broken input', () => {
   });
 
   it('A2A: enormous or control-character text ends FAILED with the format, and books nothing', async () => {
-    for (const texto of ['\u0000\u0007\u001b[31m'.repeat(1_000), 'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000', `reservar ${'a'.repeat(60_000)}`]) {
+    for (const texto of [
+      '\u0000\u0007\u001b[31m'.repeat(1_000),
+      'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000',
+      `reservar ${'a'.repeat(60_000)}`,
+    ]) {
       const resposta = await enviar(processos.agente.url, texto);
       assert.equal(resposta.status, 200);
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
@@ -155,9 +191,15 @@ describe('hostile and broken input', () => {
   });
 
   it('MCP: a deeply nested body and control characters in arguments are answered, not crashed on', async () => {
-    const profundo = await chamar(processos.mcp.url, { metodo: 'tools/list', corpo: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'['.repeat(30_000)}${']'.repeat(30_000)}}` });
+    const profundo = await chamar(processos.mcp.url, {
+      metodo: 'tools/list',
+      corpo: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'['.repeat(30_000)}${']'.repeat(30_000)}}`,
+    });
     assert.ok(profundo.status < 500 && profundo.corpo.error, profundo.texto.slice(0, 200));
-    const controle = await chamar(processos.mcp.url, { metodo: 'tools/call', params: { name: 'reservar_sala', arguments: { sala: '\u0000sala', inicio: '\u001b', fim: '\u0007', responsavel: 'x' } } });
+    const controle = await chamar(processos.mcp.url, {
+      metodo: 'tools/call',
+      params: { name: 'reservar_sala', arguments: { sala: '\u0000sala', inicio: '\u001b', fim: '\u0007', responsavel: 'x' } },
+    });
     assert.equal(controle.corpo.result.isError, true);
   });
 
@@ -169,7 +211,10 @@ describe('hostile and broken input', () => {
   });
 
   it('neither log ever carries a requestState or the secret', async () => {
-    assert.equal(estado(await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+    assert.equal(
+      estado(await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Marty'))),
+      'TASK_STATE_COMPLETED',
+    );
     const pausa = await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Biff'));
     await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
     await a2a(processos.agente.url, 'GetTask', { id: tarefa(pausa).id });
@@ -198,7 +243,9 @@ async function portaoDoMcp(destino: string) {
       for (const avisar of chegadas) avisar(chamadas);
       await aberto;
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([nome]) => !['host', 'content-length', 'connection'].includes(nome))) as Record<string, string>;
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([nome]) => !['host', 'content-length', 'connection'].includes(nome)),
+    ) as Record<string, string>;
     const resposta = await fetch(destino, { method: req.method, headers, body: req.method === 'POST' ? corpo : undefined });
     res.writeHead(resposta.status, Object.fromEntries(resposta.headers)).end(Buffer.from(await resposta.arrayBuffer()));
   });
@@ -206,7 +253,8 @@ async function portaoDoMcp(destino: string) {
   return {
     url: `http://127.0.0.1:${porta}/mcp`,
     abrir,
-    chamadasEmEspera: (n: number) => new Promise<void>((resolver) => (chamadas >= n ? resolver() : chegadas.push((total) => total >= n && resolver()))),
+    chamadasEmEspera: (n: number) =>
+      new Promise<void>((resolver) => (chamadas >= n ? resolver() : chegadas.push((total) => total >= n && resolver()))),
     fechar: () => new Promise((resolver) => servidor.close(resolver)),
   };
 }

@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { SendMessageRequest, Task, TaskState } from '@a2a-js/sdk';
-import { DefaultExecutionEventBus, RequestContext, STATE_HEADERS_KEY, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBus,
+  RequestContext,
+  STATE_HEADERS_KEY,
+  ServerCallContext,
+  type AgentExecutionEvent,
+} from '@a2a-js/sdk/server';
 import { ExclusaoLocal } from '../src/exclusao.js';
 import { Executor } from '../src/executor.js';
 import type { Desfecho, Ponte } from '../src/ponte.js';
@@ -19,12 +25,24 @@ function executar(desfecho: Desfecho, traceparent?: string) {
   bus.on('event', (evento) => eventos.push(evento));
   bus.on('finished', () => (terminou = true));
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
-  const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { traceparent }]]) }));
-  return { eventos, traces, terminou: () => terminou, pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus) };
+  const contexto = new RequestContext(
+    pedido,
+    'task-1',
+    'ctx-1',
+    new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { traceparent }]]) }),
+  );
+  return {
+    eventos,
+    traces,
+    terminou: () => terminou,
+    pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus),
+  };
 }
 
 const estados = (eventos: AgentExecutionEvent[]) =>
-  eventos.map((e) => (e.kind === 'task' ? `task:${TaskState[e.data.status!.state]}` : e.kind === 'statusUpdate' ? TaskState[e.data.status!.state] : e.kind));
+  eventos.map((e) =>
+    e.kind === 'task' ? `task:${TaskState[e.data.status!.state]}` : e.kind === 'statusUpdate' ? TaskState[e.data.status!.state] : e.kind,
+  );
 
 it('a completed booking: task SUBMITTED, WORKING, artifact reserva, COMPLETED with a message', async () => {
   const reserva = { reserva: 'res-0003', sala: 'sala-porao', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: '2026-11-01' };
@@ -71,7 +89,9 @@ it('an answer to a Task that is not waiting for one publishes the Task as it is 
   const bus = new DefaultExecutionEventBus();
   const eventos: AgentExecutionEvent[] = [];
   bus.on('event', (evento) => eventos.push(evento));
-  const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' } });
+  const pedido = SendMessageRequest.fromJSON({
+    message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' },
+  });
   const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), naoPausada);
   await new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus);
   assert.deepEqual(estados(eventos), ['task:TASK_STATE_WORKING']);
@@ -89,9 +109,15 @@ it('a new Task holds its turn until its outcome is stored, so a cancel or an ans
   const bus = new DefaultExecutionEventBus();
   let publicouFinal!: () => void;
   const final = new Promise<void>((resolver) => (publicouFinal = resolver));
-  bus.on('event', (evento) => evento.kind === 'statusUpdate' && evento.data.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && publicouFinal());
+  bus.on(
+    'event',
+    (evento) => evento.kind === 'statusUpdate' && evento.data.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && publicouFinal(),
+  );
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
-  const execucao = new Executor(ponte, exclusao, tarefas).execute(new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()), bus);
+  const execucao = new Executor(ponte, exclusao, tarefas).execute(
+    new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
+    bus,
+  );
   await final;
   assert.equal(await exclusao.seLivre('task-1', async () => 'entrou'), undefined, 'published but not yet stored: still its turn');
   gravar();
@@ -104,7 +130,10 @@ it('asks nothing of MCP before the new Task is on record: a Task that cannot be 
   const ponte = { atender: async () => ((atendeu = true), { estado: 'concluida', mensagem: 'x' }) } as unknown as Ponte;
   const tarefas = { gravado: () => Promise.reject(new Error('banco fora')) };
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
-  const execucao = new Executor(ponte, new ExclusaoLocal(), tarefas).execute(new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()), new DefaultExecutionEventBus());
+  const execucao = new Executor(ponte, new ExclusaoLocal(), tarefas).execute(
+    new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
+    new DefaultExecutionEventBus(),
+  );
   await assert.rejects(execucao, /banco fora/);
   assert.equal(atendeu, false);
 });

@@ -37,7 +37,9 @@ describe('agente + servidor-mcp', () => {
       assert.equal(resposta.headers.get('access-control-allow-origin'), '*');
       const card = await resposta.json();
       assert.equal(card.name, 'Central de Salas');
-      assert.deepEqual(card.supportedInterfaces, [{ url: `${processos.agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      assert.deepEqual(card.supportedInterfaces, [
+        { url: `${processos.agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ]);
       assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
       assert.deepEqual(card.defaultInputModes, ['text/plain']);
       const skill = card.skills.find((s: { id: string }) => s.id === 'reservar-sala');
@@ -57,7 +59,17 @@ describe('agente + servidor-mcp', () => {
       assert.equal(artefato(resposta).parts.length, 1);
       const reserva = JSON.parse(artefato(resposta).parts[0].text);
       assert.deepEqual(Object.keys(reserva), ['reserva', 'sala', 'inicio', 'fim', 'responsavel', 'politica']);
-      assert.deepEqual({ ...reserva, reserva: undefined }, { reserva: undefined, sala: 'sala-porao', inicio: `${dia(1)}T09:00:00-03:00`, fim: `${dia(1)}T10:00:00-03:00`, responsavel: 'Doc', politica: '2026-11-01' });
+      assert.deepEqual(
+        { ...reserva, reserva: undefined },
+        {
+          reserva: undefined,
+          sala: 'sala-porao',
+          inicio: `${dia(1)}T09:00:00-03:00`,
+          fim: `${dia(1)}T10:00:00-03:00`,
+          responsavel: 'Doc',
+          politica: '2026-11-01',
+        },
+      );
       assert.match(reserva.reserva, /^res-\d{4}$/);
       assert.equal(mensagem(resposta), `Reserva ${reserva.reserva} confirmada na sala-porao.`);
       const lida = await obter(processos.agente.url, task.id);
@@ -196,7 +208,10 @@ describe('agente + servidor-mcp', () => {
       const marca = (await logDoMcp(processos.mcp)).length;
       const pausa = await pausar(dia(15));
       await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
-      const chamadas = (await logDoMcp(processos.mcp)).slice(marca).filter((l) => l.includes('metodo=tools/call')).slice(-2);
+      const chamadas = (await logDoMcp(processos.mcp))
+        .slice(marca)
+        .filter((l) => l.includes('metodo=tools/call'))
+        .slice(-2);
       const traces = chamadas.map((l) => /traceparent=00-([0-9a-f]{32})-/.exec(l)?.[1]);
       assert.equal(traces.length, 2);
       assert.ok(traces[0] && traces[0] === traces[1], chamadas.join('\n'));

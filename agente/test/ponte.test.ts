@@ -13,20 +13,37 @@ const POLITICA = 'versao: 2026-11-01\n\n- regras\n';
 
 const pausa = (alternativas: unknown, extra: Record<string, unknown> = {}): ResultadoDaFerramenta => ({
   resultType: 'input_required',
-  inputRequests: { chave_do_servidor: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { sala: alternativas }, required: ['sala'] } } } },
+  inputRequests: {
+    chave_do_servidor: {
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { sala: alternativas }, required: ['sala'] } },
+    },
+  },
   requestState: 'estado-opaco',
   ...extra,
 });
 const reservada = (sala: string): ResultadoDaFerramenta => ({
   content: [],
-  structuredContent: { reserva: 'res-0009', reservado: true, sala, inicio: 'i', fim: 'f', responsavel: 'Marty', politica: '2026-11-01', motivo: null },
+  structuredContent: {
+    reserva: 'res-0009',
+    reservado: true,
+    sala,
+    inicio: 'i',
+    fim: 'f',
+    responsavel: 'Marty',
+    politica: '2026-11-01',
+    motivo: null,
+  },
 });
 
 class McpFalso {
   readonly url = new URL('http://mcp.test/mcp');
   readonly chamadas: { name: string; args: Record<string, unknown>; traceparent: string; continuacao?: Continuacao }[] = [];
   ferramentasListadas = 0;
-  constructor(private readonly respostas: (ResultadoDaFerramenta | Error)[], private readonly nomes = ['reservar_sala']) {}
+  constructor(
+    private readonly respostas: (ResultadoDaFerramenta | Error)[],
+    private readonly nomes = ['reservar_sala'],
+  ) {}
   async ferramentas(_traceparent: string) {
     this.ferramentasListadas++;
     return this.nomes.map((name) => ({ name, inputSchema: { type: 'object' as const } }));
@@ -78,7 +95,14 @@ describe('Ponte', () => {
     const { ponte } = montar([reservada('sala-garagem')]);
     const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal(desfecho.estado, 'concluida');
-    assert.deepEqual(desfecho.estado === 'concluida' && desfecho.reserva, { reserva: 'res-0009', sala: 'sala-garagem', inicio: 'i', fim: 'f', responsavel: 'Marty', politica: '2026-11-01' });
+    assert.deepEqual(desfecho.estado === 'concluida' && desfecho.reserva, {
+      reserva: 'res-0009',
+      sala: 'sala-garagem',
+      inicio: 'i',
+      fim: 'f',
+      responsavel: 'Marty',
+      politica: '2026-11-01',
+    });
   });
 
   it('input_required pauses with the enum in order; a const counts as one alternative', async () => {
@@ -99,12 +123,18 @@ describe('Ponte', () => {
     assert.equal(desfecho.estado, 'concluida');
     const [primeira, retry] = mcp.chamadas;
     assert.deepEqual(retry!.args, primeira!.args);
-    assert.deepEqual(retry!.continuacao, { inputResponses: { chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } } }, requestState: 'estado-opaco' });
+    assert.deepEqual(retry!.continuacao, {
+      inputResponses: { chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } } },
+      requestState: 'estado-opaco',
+    });
     assert.equal(retry!.traceparent.split('-')[1], trace.traceId, 'a continuation without traceparent keeps the Task trace');
   });
 
   it('recusar declines and cancels', async () => {
-    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca'] }), { content: [], structuredContent: { reservado: false, motivo: 'recusado' } }]);
+    const { mcp, ponte } = montar([
+      pausa({ enum: ['sala-fusca'] }),
+      { content: [], structuredContent: { reservado: false, motivo: 'recusado' } },
+    ]);
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
     assert.deepEqual(mcp.chamadas[1]!.continuacao!.inputResponses, { chave_do_servidor: { action: 'decline' } });
@@ -123,7 +153,11 @@ describe('Ponte', () => {
   });
 
   it('a retry answered with input_required pauses again with the new list and state', async () => {
-    const { mcp, ponte } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] }), pausa({ enum: ['sala-mirante'] }, { requestState: 'estado-2' }), reservada('sala-mirante')]);
+    const { mcp, ponte } = montar([
+      pausa({ enum: ['sala-fusca', 'sala-mirante'] }),
+      pausa({ enum: ['sala-mirante'] }, { requestState: 'estado-2' }),
+      reservada('sala-mirante'),
+    ]);
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
     await responder(ponte, 't', 'escolha=sala-mirante');
@@ -142,12 +176,20 @@ describe('Ponte', () => {
   });
 
   it('paused state is per Task', async () => {
-    const { mcp, ponte } = montar([pausa({ enum: ['a'] }, { requestState: 'sa' }), pausa({ enum: ['b'] }, { requestState: 'sb' }), reservada('b'), reservada('a')]);
+    const { mcp, ponte } = montar([
+      pausa({ enum: ['a'] }, { requestState: 'sa' }),
+      pausa({ enum: ['b'] }, { requestState: 'sb' }),
+      reservada('b'),
+      reservada('a'),
+    ]);
     await ponte.atender('A', PEDIDO, novoTrace());
     await ponte.atender('B', PEDIDO, novoTrace());
     await responder(ponte, 'B', 'escolha=b');
     await responder(ponte, 'A', 'escolha=a');
-    assert.deepEqual(mcp.chamadas.slice(2).map((c) => c.continuacao!.requestState), ['sb', 'sa']);
+    assert.deepEqual(
+      mcp.chamadas.slice(2).map((c) => c.continuacao!.requestState),
+      ['sb', 'sa'],
+    );
   });
 
   it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
@@ -169,7 +211,13 @@ describe('Ponte and the pause lifetime', () => {
   it('an answer after the pause expired ends the Task with "send it again", without calling MCP', async () => {
     let agora = 0;
     const mcp = new McpFalso([pausa({ enum: ['sala-fusca'] })]);
-    const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 600_000 }, async () => {}, new ExclusaoLocal(), () => agora);
+    const pausas = new PausasLimitadas(
+      new PausasEmMemoria(),
+      { maxPausadas: 10, validadeMs: 600_000 },
+      async () => {},
+      new ExclusaoLocal(),
+      () => agora,
+    );
     const ponte = new Ponte(mcp, pausas);
     await ponte.atender('t', PEDIDO, novoTrace());
     agora += 600_000;

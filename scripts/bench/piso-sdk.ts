@@ -11,7 +11,9 @@ const entrada = z.object({ texto: z.string() });
 const handler = createMcpHandler(
   () => {
     const servidor = new McpServer({ name: 'piso', version: '1.0.0' }, { capabilities: { tools: {} } });
-    servidor.registerTool('eco', { description: 'Devolve o texto.', inputSchema: entrada }, ({ texto }) => ({ content: [{ type: 'text', text: texto }] }));
+    servidor.registerTool('eco', { description: 'Devolve o texto.', inputSchema: entrada }, ({ texto }) => ({
+      content: [{ type: 'text', text: texto }],
+    }));
     return servidor;
   },
   { legacy: 'reject' },

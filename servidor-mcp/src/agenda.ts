@@ -3,7 +3,18 @@
  * ask this, never the store directly. It applies the pure rules of
  * dominio/regras.ts over whichever store was configured.
  */
-import { escolherAlternativas, mensagens, validar, type DadosDaReserva, type Intervalo, type Pedido, type Reserva, type Resultado, type Sala, type Validacao } from './dominio/regras.js';
+import {
+  escolherAlternativas,
+  mensagens,
+  validar,
+  type DadosDaReserva,
+  type Intervalo,
+  type Pedido,
+  type Reserva,
+  type Resultado,
+  type Sala,
+  type Validacao,
+} from './dominio/regras.js';
 import type { Politica } from './dominio/politica.js';
 import type { Reservas } from './reservas/reservas.js';
 

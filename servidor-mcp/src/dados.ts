@@ -15,9 +15,7 @@ import { ReservasNoPostgres } from './reservas/postgres.js';
 const Salas = z.array(
   z.object({ id: z.string(), nome: z.string(), capacidade: z.number().int().positive(), recursos: z.array(z.string()) }),
 );
-const Reservas = z.array(
-  z.object({ id: z.string(), sala: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() }),
-);
+const Reservas = z.array(z.object({ id: z.string(), sala: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() }));
 
 export interface OpcoesDaAgenda {
   readonly pastaDeDados: string;
@@ -33,6 +31,8 @@ export async function abrirAgenda({ pastaDeDados, banco, aoPerderConexao = () =>
   const politica = lerPolitica(ler('politica-de-uso.md'));
   const semente = lerSemente(salas, Reservas.parse(JSON.parse(ler('reservas.json'))));
   if (!semente.ok) throw new Error(`reservas.json: ${semente.motivo}`);
-  const reservas = banco ? await ReservasNoPostgres.abrir(banco, semente.ocupacoes, aoPerderConexao) : new ReservasEmMemoria(semente.ocupacoes);
+  const reservas = banco
+    ? await ReservasNoPostgres.abrir(banco, semente.ocupacoes, aoPerderConexao)
+    : new ReservasEmMemoria(semente.ocupacoes);
   return new Agenda(salas, politica, reservas);
 }

@@ -14,7 +14,12 @@ async function listar(handler: McpHttpHandler, metodo: 'tools/list' | 'resources
   const resposta = await handler.fetch(
     new Request(`http://localhost${CAMINHO}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO_MCP, 'mcp-method': metodo },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': VERSAO_MCP,
+        'mcp-method': metodo,
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: `server-card-${metodo}`,

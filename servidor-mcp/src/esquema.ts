@@ -19,11 +19,13 @@ function congelar<T>(valor: T): T {
 export function esquemaFixo<Entrada, Saida>(esquema: StandardSchemaWithJSON<Entrada, Saida>): StandardSchemaWithJSON<Entrada, Saida> {
   const padrao = esquema['~standard'];
   const convertidos = new Map<string, Record<string, unknown>>();
-  const memorizar = (io: 'input' | 'output'): Conversor => (opcoes) => {
-    const chave = `${io}:${JSON.stringify(opcoes)}`;
-    let json = convertidos.get(chave);
-    if (!json) convertidos.set(chave, (json = congelar(padrao.jsonSchema[io](opcoes))));
-    return json;
-  };
+  const memorizar =
+    (io: 'input' | 'output'): Conversor =>
+    (opcoes) => {
+      const chave = `${io}:${JSON.stringify(opcoes)}`;
+      let json = convertidos.get(chave);
+      if (!json) convertidos.set(chave, (json = congelar(padrao.jsonSchema[io](opcoes))));
+      return json;
+    };
   return { '~standard': { ...padrao, jsonSchema: { input: memorizar('input'), output: memorizar('output') } } };
 }

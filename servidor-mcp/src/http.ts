@@ -27,7 +27,8 @@ const registroAtual = new AsyncLocalStorage<Registro>();
 export function anotarFalha(erro: Error): void {
   const registro = registroAtual.getStore();
   if (!registro) return;
-  registro.motivo = erro instanceof ReservasIndisponiveis && erro.cause instanceof Error ? `${erro.message} (${erro.cause.message})` : erro.message;
+  registro.motivo =
+    erro instanceof ReservasIndisponiveis && erro.cause instanceof Error ? `${erro.message} (${erro.cause.message})` : erro.message;
   if (erro instanceof ReservasIndisponiveis) registro.indisponivel = erro;
 }
 
@@ -129,7 +130,12 @@ export interface Publicos {
   readonly link: string;
 }
 
-export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number, log: (linha: string) => void, { documentos, link }: Publicos) {
+export function criarAtendimento(
+  handler: McpHttpHandler,
+  limiteDoCorpo: number,
+  log: (linha: string) => void,
+  { documentos, link }: Publicos,
+) {
   const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
   const origemPermitida = localhostOriginValidation();
 
@@ -137,52 +143,67 @@ export function criarAtendimento(handler: McpHttpHandler, limiteDoCorpo: number,
     const comeco = performance.now();
     const registro: Registro = { status: 0, corpo: '' };
     let pedido: unknown;
-    await registroAtual.run(registro, async () => {
-      const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
-      res.setHeader('link', link);
-      const documento = documentos.get(caminho);
-      if (documento !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
-        res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' }).end(req.method === 'GET' ? documento : undefined);
-        return void (registro.status = 200);
-      }
-      if (caminho !== CAMINHO) return Object.assign(registro, responderErro(res, 404, -32600, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
-      // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
-      if (!origemPermitida(req, res)) return void (registro.status = 403);
-      if (req.method !== 'POST') return sdk(req, gravador(res, registro));
-      let texto: string;
-      try {
-        texto = await lerCorpo(req, limiteDoCorpo);
-      } catch (erro) {
-        if (erro instanceof CorpoGrandeDemais) {
-          return Object.assign(registro, responderErro(res, 413, -32600, `Corpo acima do limite de ${limiteDoCorpo} bytes`));
+    await registroAtual
+      .run(registro, async () => {
+        const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
+        res.setHeader('link', link);
+        const documento = documentos.get(caminho);
+        if (documento !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+          res
+            .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+            .end(req.method === 'GET' ? documento : undefined);
+          return void (registro.status = 200);
         }
-        throw erro;
-      }
-      try {
-        pedido = JSON.parse(texto);
-      } catch {
-        return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
-      }
-      registro.id = objeto(pedido)?.id;
-      if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
-        return Object.assign(registro, responderErro(res, 400, -32600, `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`));
-      }
-      // The SDK answers a request without the envelope as an unsupported
-      // revision (-32022); the spec wants the missing _meta field named, -32602.
-      // A body that carries the envelope's version claim is modern by definition.
-      if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
-        return Object.assign(
-          registro,
-          responderErro(res, 400, -32602, 'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)', registro.id ?? null),
-        );
-      }
-      return sdk(req, gravador(res, registro), pedido);
-    }).catch((erro: unknown) => {
-      // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
-      registro.motivo = erro instanceof Error ? erro.message : String(erro);
-      if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
-      else res.end();
-    });
-    log(`${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${campo(req.url)} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`);
+        if (caminho !== CAMINHO) return Object.assign(registro, responderErro(res, 404, -32600, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
+        // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
+        if (!origemPermitida(req, res)) return void (registro.status = 403);
+        if (req.method !== 'POST') return sdk(req, gravador(res, registro));
+        let texto: string;
+        try {
+          texto = await lerCorpo(req, limiteDoCorpo);
+        } catch (erro) {
+          if (erro instanceof CorpoGrandeDemais) {
+            return Object.assign(registro, responderErro(res, 413, -32600, `Corpo acima do limite de ${limiteDoCorpo} bytes`));
+          }
+          throw erro;
+        }
+        try {
+          pedido = JSON.parse(texto);
+        } catch {
+          return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
+        }
+        registro.id = objeto(pedido)?.id;
+        if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
+          return Object.assign(
+            registro,
+            responderErro(res, 400, -32600, `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`),
+          );
+        }
+        // The SDK answers a request without the envelope as an unsupported
+        // revision (-32022); the spec wants the missing _meta field named, -32602.
+        // A body that carries the envelope's version claim is modern by definition.
+        if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
+          return Object.assign(
+            registro,
+            responderErro(
+              res,
+              400,
+              -32602,
+              'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)',
+              registro.id ?? null,
+            ),
+          );
+        }
+        return sdk(req, gravador(res, registro), pedido);
+      })
+      .catch((erro: unknown) => {
+        // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
+        registro.motivo = erro instanceof Error ? erro.message : String(erro);
+        if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
+        else res.end();
+      });
+    log(
+      `${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${campo(req.url)} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`,
+    );
   };
 }

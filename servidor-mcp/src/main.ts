@@ -21,6 +21,8 @@ executarProcesso('servidor-mcp', async () => {
   const publicos = { documentos: new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]), link: LINK_DO_SERVER_CARD };
   const servidor = createServer(criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos));
   const porta = await escutar(servidor, config.porta, config.host);
-  log(`servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde})`);
+  log(
+    `servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde})`,
+  );
   return servidor;
 });

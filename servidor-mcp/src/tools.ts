@@ -48,16 +48,18 @@ const Disponibilidade = esquemaFixo(
     conflitos: z.array(z.object({ id: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() })),
   }),
 );
-const ReservaOut = esquemaFixo(z.object({
-  reserva: z.string().nullable(),
-  reservado: z.boolean(),
-  sala: z.string().nullable(),
-  inicio: z.string().nullable(),
-  fim: z.string().nullable(),
-  responsavel: z.string().nullable(),
-  politica: z.string().nullable(),
-  motivo: z.string().nullable(),
-}));
+const ReservaOut = esquemaFixo(
+  z.object({
+    reserva: z.string().nullable(),
+    reservado: z.boolean(),
+    sala: z.string().nullable(),
+    inicio: z.string().nullable(),
+    fim: z.string().nullable(),
+    responsavel: z.string().nullable(),
+    politica: z.string().nullable(),
+    motivo: z.string().nullable(),
+  }),
+);
 
 function completo<T extends Record<string, unknown>>(dados: T): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
@@ -84,7 +86,12 @@ function relatarIndisponibilidade<A extends unknown[], R>(aoFalhar: (erro: Error
   };
 }
 
-export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec: RequestStateCodec<EstadoReserva>, aoFalhar: (erro: Error) => void): void {
+export function registrarFerramentas(
+  servidor: McpServer,
+  agenda: Agenda,
+  codec: RequestStateCodec<EstadoReserva>,
+  aoFalhar: (erro: Error) => void,
+): void {
   const versao = agenda.politica.versao;
 
   servidor.registerTool(
@@ -108,13 +115,27 @@ export function registrarFerramentas(servidor: McpServer, agenda: Agenda, codec:
     relatarIndisponibilidade(aoFalhar, async (pedido) => {
       const validacao = agenda.validar(pedido);
       if (!validacao.ok) return erro(validacao.erro);
-      const conflitos = (await agenda.conflitos(validacao.sala.id, validacao.intervalo)).map(({ id, inicio, fim, responsavel }) => ({ id, inicio, fim, responsavel }));
+      const conflitos = (await agenda.conflitos(validacao.sala.id, validacao.intervalo)).map(({ id, inicio, fim, responsavel }) => ({
+        id,
+        inicio,
+        fim,
+        responsavel,
+      }));
       return completo({ sala: validacao.sala.id, livre: conflitos.length === 0, conflitos });
     }),
   );
 
   const reservada = (reserva: Reserva) =>
-    completo({ reserva: reserva.id, reservado: true, sala: reserva.sala, inicio: reserva.inicio, fim: reserva.fim, responsavel: reserva.responsavel, politica: versao, motivo: null });
+    completo({
+      reserva: reserva.id,
+      reservado: true,
+      sala: reserva.sala,
+      inicio: reserva.inicio,
+      fim: reserva.fim,
+      responsavel: reserva.responsavel,
+      politica: versao,
+      motivo: null,
+    });
 
   const naoReservada = (motivo: string) =>
     completo({ reserva: null, reservado: false, sala: null, inicio: null, fim: null, responsavel: null, politica: null, motivo });

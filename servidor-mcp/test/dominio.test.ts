@@ -37,7 +37,17 @@ describe('horario', () => {
     assert.equal(lerInstante('2026-11-04T11:00:00.250Z'), Date.UTC(2026, 10, 4, 11, 0, 0, 250));
   });
   it('refuses values that are not instants with an offset', () => {
-    for (const valor of ['', 'amanha', '2026-11-04T11:00:00', '2026-11-04', '2026-02-30T10:00:00Z', '2026-11-04T24:00:00Z', '2026-11-04T10:60:00Z', '2026-11-04T10:00:00+25:00', ' 2026-11-04T10:00:00Z']) {
+    for (const valor of [
+      '',
+      'amanha',
+      '2026-11-04T11:00:00',
+      '2026-11-04',
+      '2026-02-30T10:00:00Z',
+      '2026-11-04T24:00:00Z',
+      '2026-11-04T10:60:00Z',
+      '2026-11-04T10:00:00+25:00',
+      ' 2026-11-04T10:00:00Z',
+    ]) {
       assert.equal(lerInstante(valor), undefined, valor);
     }
   });
@@ -93,29 +103,67 @@ describe('initial bookings and ids', () => {
   it('reads the data file into intervals', () => {
     const semente = lerSemente(porId, JSON.parse(ler('reservas.json')));
     assert.ok(semente.ok);
-    assert.deepEqual(semente.ocupacoes.map((o) => [o.reserva.id, o.fim - o.inicio]), [['res-0001', 3_600_000], ['res-0002', 3_600_000]]);
+    assert.deepEqual(
+      semente.ocupacoes.map((o) => [o.reserva.id, o.fim - o.inicio]),
+      [
+        ['res-0001', 3_600_000],
+        ['res-0002', 3_600_000],
+      ],
+    );
   });
 
   it('refuses overlapping bookings of one room, backwards or unknown ones, and ids out of the numbering', () => {
     const casos: [ReturnType<typeof reserva>[], string][] = [
-      [[reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T18:00:00-03:00'), reserva('res-0002', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'), reserva('res-0003', '2026-11-03T13:00:00-03:00', '2026-11-03T14:00:00-03:00')], 'res-0002 se sobrepoe a res-0001 na sala-garagem'],
+      [
+        [
+          reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T18:00:00-03:00'),
+          reserva('res-0002', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'),
+          reserva('res-0003', '2026-11-03T13:00:00-03:00', '2026-11-03T14:00:00-03:00'),
+        ],
+        'res-0002 se sobrepoe a res-0001 na sala-garagem',
+      ],
       [[reserva('res-0003', '2026-11-03T12:00:00-03:00', '2026-11-03T11:00:00-03:00')], 'reserva invalida res-0003'],
       [[reserva('res-0004', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00', 'sala-delorean')], 'reserva invalida res-0004'],
       [[reserva('res-1', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00')], 'id res-1 fora do formato res-NNNN'],
-      [[reserva('res-0005', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'), reserva('res-0005', '2026-11-04T11:00:00-03:00', '2026-11-04T12:00:00-03:00')], 'id res-0005 repetido'],
+      [
+        [
+          reserva('res-0005', '2026-11-03T11:00:00-03:00', '2026-11-03T12:00:00-03:00'),
+          reserva('res-0005', '2026-11-04T11:00:00-03:00', '2026-11-04T12:00:00-03:00'),
+        ],
+        'id res-0005 repetido',
+      ],
     ];
     for (const [reservas, motivo] of casos) assert.deepEqual(lerSemente(porId, reservas), { ok: false, motivo });
-    assert.ok(lerSemente(porId, [reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00'), reserva('res-0002', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00', 'sala-fusca')]).ok, 'other rooms may share the hour');
+    assert.ok(
+      lerSemente(porId, [
+        reserva('res-0001', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00'),
+        reserva('res-0002', '2026-11-03T10:00:00-03:00', '2026-11-03T11:00:00-03:00', 'sala-fusca'),
+      ]).ok,
+      'other rooms may share the hour',
+    );
   });
 
   it('numbers ids with at least four digits, and reads back only ids written that way', () => {
     assert.deepEqual([idDaReserva(3), idDaReserva(12345)], ['res-0003', 'res-12345']);
-    assert.deepEqual(['res-0003', 'res-12345', 'res-003', 'res-00003', 'res-0000', 'reserva-1'].map(numeroDaReserva), [3, 12345, undefined, undefined, undefined, undefined]);
+    assert.deepEqual(['res-0003', 'res-12345', 'res-003', 'res-00003', 'res-0000', 'reserva-1'].map(numeroDaReserva), [
+      3,
+      12345,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('offers alternatives by capacity then id, at most three, never the room asked for', () => {
     const sala = (id: string) => salas.find((s) => s.id === id)!;
-    assert.deepEqual(escolherAlternativas(salas, sala('sala-aquario'), () => true), ['sala-porao', 'sala-fusca', 'sala-garagem']);
-    assert.deepEqual(escolherAlternativas(salas, sala('sala-garagem'), (s) => s.id !== 'sala-fusca'), ['sala-mirante']);
+    assert.deepEqual(
+      escolherAlternativas(salas, sala('sala-aquario'), () => true),
+      ['sala-porao', 'sala-fusca', 'sala-garagem'],
+    );
+    assert.deepEqual(
+      escolherAlternativas(salas, sala('sala-garagem'), (s) => s.id !== 'sala-fusca'),
+      ['sala-mirante'],
+    );
   });
 });

@@ -11,7 +11,12 @@ import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/ap
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 const as = (dia: string, hora: string) => `${dia}T${hora}:00-03:00`;
-const args = (sala: string, dia: string, de: string, ate: string, responsavel = 'Doc') => ({ sala, inicio: as(dia, de), fim: as(dia, ate), responsavel });
+const args = (sala: string, dia: string, de: string, ate: string, responsavel = 'Doc') => ({
+  sala,
+  inicio: as(dia, de),
+  fim: as(dia, ate),
+  responsavel,
+});
 const reservar = (mcp: Processo, sala: string, dia: string, de: string, ate: string, responsavel?: string) =>
   chamarFerramenta(mcp.url, 'reservar_sala', args(sala, dia, de, ate, responsavel));
 const resultado = (resposta: Resposta) => resposta.corpo?.result;
@@ -42,7 +47,9 @@ function servidores() {
   const iniciados: Processo[] = [];
   return {
     async subir(url: string, segredo: string, quantos = 1) {
-      const novos = await Promise.all(Array.from({ length: quantos }, () => iniciarServidorMcp({ RESERVAS_DB: url, REQUEST_STATE_SECRET: segredo })));
+      const novos = await Promise.all(
+        Array.from({ length: quantos }, () => iniciarServidorMcp({ RESERVAS_DB: url, REQUEST_STATE_SECRET: segredo })),
+      );
       iniciados.push(...novos);
       return novos;
     },
@@ -61,7 +68,10 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
         { numero: 1, sala: 'sala-garagem' },
         { numero: 2, sala: 'sala-fusca' },
       ]);
-      assert.deepEqual((await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map((l) => l.versao), [1, 2]);
+      assert.deepEqual(
+        (await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map((l) => l.versao),
+        [1, 2],
+      );
       await processos.subir(url, segredoDeTeste());
       assert.equal((await consultar('SELECT count(*)::int AS n FROM reservas'))[0].n, 2, 'a later start seeds nothing again');
     } finally {
@@ -85,7 +95,10 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
         ids.push(resultado(await reservar(servidor, 'sala-porao', '2027-05-04', `${h}:00`, `${h}:30`)).structuredContent.reserva);
       }
       assert.equal(new Set(ids).size, ids.length, ids.join());
-      assert.ok(ids.every((id) => /^res-\d{4,}$/.test(id) && id > 'res-0002'), ids.join());
+      assert.ok(
+        ids.every((id) => /^res-\d{4,}$/.test(id) && id > 'res-0002'),
+        ids.join(),
+      );
     } finally {
       await processos.parar();
     }
@@ -96,14 +109,24 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const processos = servidores();
     try {
       const servidoresAtivos = await processos.subir(url, segredoDeTeste(), 2);
-      const respostas = await Promise.all(Array.from({ length: 20 }, (_, i) => reservar(servidoresAtivos[i % 2]!, 'sala-garagem', '2027-05-05', '10:00', '11:00', `Cliente ${i}`)));
+      const respostas = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          reservar(servidoresAtivos[i % 2]!, 'sala-garagem', '2027-05-05', '10:00', '11:00', `Cliente ${i}`),
+        ),
+      );
       const tipos = respostas.map((r) => (resultado(r)?.structuredContent?.reservado ? 'reservada' : resultado(r)?.resultType));
       assert.equal(tipos.filter((t) => t === 'reservada').length, 1, tipos.join());
       assert.equal(tipos.filter((t) => t === 'input_required').length, 19, tipos.join());
       for (const r of respostas.filter((r) => resultado(r).resultType === 'input_required')) {
-        assert.deepEqual(Object.values(resultado(r).inputRequests as Record<string, any>)[0].params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
+        assert.deepEqual(Object.values(resultado(r).inputRequests as Record<string, any>)[0].params.requestedSchema.properties.sala.enum, [
+          'sala-fusca',
+          'sala-mirante',
+        ]);
       }
-      const linhas = await consultar(`SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-garagem' AND periodo && tstzrange($1, $2)`, [as('2027-05-05', '10:00'), as('2027-05-05', '11:00')]);
+      const linhas = await consultar(
+        `SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-garagem' AND periodo && tstzrange($1, $2)`,
+        [as('2027-05-05', '10:00'), as('2027-05-05', '11:00')],
+      );
       assert.equal(linhas[0].n, 1);
     } finally {
       await processos.parar();
@@ -138,8 +161,15 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const depois = servidores();
     try {
       const [b] = await depois.subir(url, segredo);
-      const consulta = await chamarFerramenta(b!.url, 'consultar_disponibilidade', { sala: 'sala-mirante', inicio: as('2027-05-06', '15:30'), fim: as('2027-05-06', '16:30') });
-      assert.deepEqual(resultado(consulta).structuredContent.conflitos.map((c: { id: string }) => c.id), [feita.structuredContent.reserva]);
+      const consulta = await chamarFerramenta(b!.url, 'consultar_disponibilidade', {
+        sala: 'sala-mirante',
+        inicio: as('2027-05-06', '15:30'),
+        fim: as('2027-05-06', '16:30'),
+      });
+      assert.deepEqual(
+        resultado(consulta).structuredContent.conflitos.map((c: { id: string }) => c.id),
+        [feita.structuredContent.reserva],
+      );
       const nova = resultado(await reservar(b!, 'sala-mirante', '2027-05-06', '16:00', '17:00'));
       assert.ok(nova.structuredContent.reserva > feita.structuredContent.reserva, 'the sequence goes on after the restart');
     } finally {
@@ -155,7 +185,10 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     await assert.rejects(iniciarServidorMcp({ RESERVAS_DB: semBanco.href }), (erro: Error) => {
       const linhas = erro.message.split('\n').filter((linha) => linha.includes('servidor-mcp nao subiu'));
       assert.equal(linhas.length, 1, erro.message);
-      assert.match(linhas[0]!, /RESERVAS_DB: nao consegui preparar o banco em postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/escala_\w+ \(.*ECONNREFUSED/);
+      assert.match(
+        linhas[0]!,
+        /RESERVAS_DB: nao consegui preparar o banco em postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/escala_\w+ \(.*ECONNREFUSED/,
+      );
       assert.doesNotMatch(erro.message, /senha-secreta-123/);
       return true;
     });
@@ -183,7 +216,11 @@ describe('RESERVAS_DB: the database goes away while the server runs', () => {
       await proprio.desligar();
       for (const resposta of [
         await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'),
-        await chamarFerramenta(mcp!.url, 'consultar_disponibilidade', { sala: 'sala-aquario', inicio: as('2027-05-07', '10:00'), fim: as('2027-05-07', '11:00') }),
+        await chamarFerramenta(mcp!.url, 'consultar_disponibilidade', {
+          sala: 'sala-aquario',
+          inicio: as('2027-05-07', '10:00'),
+          fim: as('2027-05-07', '11:00'),
+        }),
       ]) {
         assert.equal(resposta.status, 200, resposta.texto);
         assert.deepEqual(resposta.corpo.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });

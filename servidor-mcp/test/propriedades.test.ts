@@ -65,10 +65,18 @@ it('a taken room offers the first three free rooms of at least its capacity, by 
     fc.asyncProperty(fc.array(pedido, { maxLength: 40 }), pedido, async (historia, alvo) => {
       const agenda = novaAgenda();
       for (const p of historia) {
-        const v = agenda.validar({ sala: p.sala, inicio: instante(p.dia, p.inicio, p.fuso), fim: instante(p.dia, p.inicio + p.quartos, p.fuso) });
+        const v = agenda.validar({
+          sala: p.sala,
+          inicio: instante(p.dia, p.inicio, p.fuso),
+          fim: instante(p.dia, p.inicio + p.quartos, p.fuso),
+        });
         if (v.ok) await agenda.reservar(v.sala, v.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
       }
-      const v = agenda.validar({ sala: alvo.sala, inicio: instante(alvo.dia, alvo.inicio, alvo.fuso), fim: instante(alvo.dia, alvo.inicio + alvo.quartos, alvo.fuso) });
+      const v = agenda.validar({
+        sala: alvo.sala,
+        inicio: instante(alvo.dia, alvo.inicio, alvo.fuso),
+        fim: instante(alvo.dia, alvo.inicio + alvo.quartos, alvo.fuso),
+      });
       if (!v.ok) return;
       const livres = new Set<string>();
       for (const s of salas) if ((await agenda.conflitos(s.id, v.intervalo)).length === 0) livres.add(s.id);
@@ -95,5 +103,8 @@ it('validation never throws, whatever the text', () => {
     }),
     { numRuns: 2000 },
   );
-  fc.assert(fc.property(fc.string({ unit: 'binary' }), (texto) => void lerInstante(texto)), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), (texto) => void lerInstante(texto)),
+    { numRuns: 2000 },
+  );
 });

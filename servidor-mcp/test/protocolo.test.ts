@@ -29,12 +29,21 @@ describe('servidor-mcp over HTTP', () => {
   /** The original tools/call again, with a new id, the answer and the echoed state. */
   const retry = (pausa: Pausa, resposta: unknown, args = pausa.args, extra: Record<string, unknown> = {}): Promise<Pausa> =>
     retryEm(mcp.url, pausa, resposta, args, extra);
-  const retryEm = async (url: string, pausa: Pausa, resposta: unknown, args = pausa.args, extra: Record<string, unknown> = {}): Promise<Pausa> => {
+  const retryEm = async (
+    url: string,
+    pausa: Pausa,
+    resposta: unknown,
+    args = pausa.args,
+    extra: Record<string, unknown> = {},
+  ): Promise<Pausa> => {
     const { inputRequests, requestState } = pausa.corpo.result;
     const chave = Object.keys(inputRequests)[0]!;
-    return { args, ...(await chamarFerramenta(url, 'reservar_sala', args, {
-      params: { inputResponses: { [chave]: resposta }, requestState, ...extra },
-    })) };
+    return {
+      args,
+      ...(await chamarFerramenta(url, 'reservar_sala', args, {
+        params: { inputResponses: { [chave]: resposta }, requestState, ...extra },
+      })),
+    };
   };
   /** Occupies garagem on day `d` 14-15 and asks for it again: a pause offering fusca and mirante. */
   const pausar = async (d: string) => {
@@ -73,9 +82,17 @@ describe('servidor-mcp over HTTP', () => {
     });
 
     it('consultar_disponibilidade: free and taken, with the conflicting bookings', async () => {
-      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as('2026-11-03', '15:00'), fim: as('2026-11-03', '16:00') });
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
+        sala: 'sala-garagem',
+        inicio: as('2026-11-03', '15:00'),
+        fim: as('2026-11-03', '16:00'),
+      });
       assert.deepEqual(livre.corpo.result.structuredContent, { sala: 'sala-garagem', livre: true, conflitos: [] });
-      const ocupada = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as('2026-11-03', '14:30'), fim: as('2026-11-03', '15:30') });
+      const ocupada = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
+        sala: 'sala-garagem',
+        inicio: as('2026-11-03', '14:30'),
+        fim: as('2026-11-03', '15:30'),
+      });
       assert.deepEqual(ocupada.corpo.result.structuredContent, {
         sala: 'sala-garagem',
         livre: false,
@@ -120,13 +137,23 @@ describe('servidor-mcp over HTTP', () => {
     }
 
     it('a value that is not an ISO 8601 instant with an offset is a precise tool error', async () => {
-      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'sala-aquario', inicio: '2027-01-02T09:00:00', fim: as(dia(2), '10:00'), responsavel: 'Doc' });
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', {
+        sala: 'sala-aquario',
+        inicio: '2027-01-02T09:00:00',
+        fim: as(dia(2), '10:00'),
+        responsavel: 'Doc',
+      });
       assert.equal(r.corpo.result.isError, true);
       assert.match(textoDe(r), /^Data\/hora invalida em inicio: use ISO 8601 com fuso explicito/);
     });
 
     it('UTC input is converted to Sao Paulo time: 11:00Z is 08:00 there', async () => {
-      const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'sala-aquario', inicio: `${dia(3)}T11:00:00Z`, fim: `${dia(3)}T12:00:00Z`, responsavel: 'Doc' });
+      const r = await chamarFerramenta(mcp.url, 'reservar_sala', {
+        sala: 'sala-aquario',
+        inicio: `${dia(3)}T11:00:00Z`,
+        fim: `${dia(3)}T12:00:00Z`,
+        responsavel: 'Doc',
+      });
       assert.equal(r.corpo.result.structuredContent.reservado, true, r.texto);
     });
 
@@ -157,11 +184,24 @@ describe('servidor-mcp over HTTP', () => {
     });
     it('a 2025-era request (no header, no _meta) is refused with -32602 and HTTP 400, not served', async () => {
       const corpo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-      const r = await chamar(mcp.url, { metodo: 'tools/list', corpo, headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined } });
+      const r = await chamar(mcp.url, {
+        metodo: 'tools/list',
+        corpo,
+        headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined },
+      });
       assert.equal(r.status, 400);
       assert.equal(r.corpo.error.code, -32602);
-      const initialize = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-      const velho = await chamar(mcp.url, { metodo: 'initialize', corpo: initialize, headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined } });
+      const initialize = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
+      const velho = await chamar(mcp.url, {
+        metodo: 'initialize',
+        corpo: initialize,
+        headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined },
+      });
       assert.equal(velho.status, 400);
       assert.equal(velho.corpo.error.code, -32602);
     });
@@ -182,7 +222,17 @@ describe('servidor-mcp over HTTP', () => {
       assert.equal(r.corpo.error.code, -32700);
     });
     it('no shape of garbage produces a 500 or a stack trace', async () => {
-      for (const corpo of ['[]', '[1,2]', '"texto"', '42', 'null', '{}', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":7}', '{"jsonrpc":"2.0","id":{},"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}']) {
+      for (const corpo of [
+        '[]',
+        '[1,2]',
+        '"texto"',
+        '42',
+        'null',
+        '{}',
+        '{"jsonrpc":"2.0"}',
+        '{"jsonrpc":"2.0","id":1,"method":7}',
+        '{"jsonrpc":"2.0","id":{},"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}',
+      ]) {
         const r = await chamar(mcp.url, { metodo: 'tools/list', corpo });
         assert.ok(r.status < 500, `${corpo} -> ${r.status}`);
         assert.doesNotMatch(r.texto, /at .*\.(ts|js):\d+/, corpo);
@@ -221,7 +271,9 @@ describe('servidor-mcp over HTTP', () => {
       ['url-mode elicitation only', { elicitation: { url: {} } }],
     ] as const) {
       it(`a client with ${caso} gets -32021 with requiredCapabilities and HTTP 400`, async () => {
-        const r = await reservar('sala-garagem', '2026-11-03', '14:00', '15:00', 'Marty', { meta: { 'io.modelcontextprotocol/clientCapabilities': capacidades } });
+        const r = await reservar('sala-garagem', '2026-11-03', '14:00', '15:00', 'Marty', {
+          meta: { 'io.modelcontextprotocol/clientCapabilities': capacidades },
+        });
         assert.equal(r.status, 400);
         assert.equal(r.corpo.error.code, -32021);
         assert.deepEqual(r.corpo.error.data.requiredCapabilities, { elicitation: { form: {} } });
@@ -245,14 +297,21 @@ describe('servidor-mcp over HTTP', () => {
 
     it('decline and cancel complete without booking and without isError', async () => {
       const pausa = await pausar(dia(6));
-      for (const [action, motivo] of [['decline', 'recusado'], ['cancel', 'cancelado']]) {
+      for (const [action, motivo] of [
+        ['decline', 'recusado'],
+        ['cancel', 'cancelado'],
+      ]) {
         const r = await retry(pausa, { action });
         assert.equal(r.corpo.result.resultType, 'complete');
         assert.equal(r.corpo.result.isError, false);
         assert.equal(r.corpo.result.structuredContent.reservado, false);
         assert.equal(r.corpo.result.structuredContent.motivo, motivo);
       }
-      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-fusca', inicio: as(dia(6), '14:00'), fim: as(dia(6), '15:00') });
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
+        sala: 'sala-fusca',
+        inicio: as(dia(6), '14:00'),
+        fim: as(dia(6), '15:00'),
+      });
       assert.equal(livre.corpo.result.structuredContent.livre, true);
     });
 
@@ -275,7 +334,11 @@ describe('servidor-mcp over HTTP', () => {
         const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }, undefined, { requestState: adulterado });
         assert.equal(r.corpo.error?.code, -32602, `${adulterado}: ${r.texto}`);
       }
-      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-fusca', inicio: as(dia(7), '14:00'), fim: as(dia(7), '15:00') });
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
+        sala: 'sala-fusca',
+        inicio: as(dia(7), '14:00'),
+        fim: as(dia(7), '15:00'),
+      });
       assert.equal(livre.corpo.result.structuredContent.livre, true);
       // The untouched state still works after all those refusals.
       const certo = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
@@ -284,14 +347,26 @@ describe('servidor-mcp over HTTP', () => {
 
     it('re-sent arguments that differ from the sealed ones take no effect', async () => {
       const pausa = await pausar(dia(8));
-      const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }, { sala: 'sala-aquario', inicio: as(dia(8), '09:00'), fim: as(dia(8), '10:00'), responsavel: 'Tannen' });
+      const r = await retry(
+        pausa,
+        { action: 'accept', content: { sala: 'sala-fusca' } },
+        { sala: 'sala-aquario', inicio: as(dia(8), '09:00'), fim: as(dia(8), '10:00'), responsavel: 'Tannen' },
+      );
       const reserva = r.corpo.result.structuredContent;
-      assert.deepEqual([reserva.sala, reserva.inicio, reserva.fim, reserva.responsavel], ['sala-fusca', as(dia(8), '14:00'), as(dia(8), '15:00'), 'Biff']);
+      assert.deepEqual(
+        [reserva.sala, reserva.inicio, reserva.fim, reserva.responsavel],
+        ['sala-fusca', as(dia(8), '14:00'), as(dia(8), '15:00'), 'Biff'],
+      );
     });
 
     it('a state replayed into another tool is refused', async () => {
       const pausa = await pausar(dia(9));
-      const r = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-garagem', inicio: as(dia(9), '14:00'), fim: as(dia(9), '15:00') }, { params: { requestState: pausa.corpo.result.requestState } });
+      const r = await chamarFerramenta(
+        mcp.url,
+        'consultar_disponibilidade',
+        { sala: 'sala-garagem', inicio: as(dia(9), '14:00'), fim: as(dia(9), '15:00') },
+        { params: { requestState: pausa.corpo.result.requestState } },
+      );
       assert.equal(r.corpo.error.code, -32602);
     });
 
@@ -309,12 +384,25 @@ describe('servidor-mcp over HTTP', () => {
 
     it('a choice outside the offered list books nothing and asks again', async () => {
       const pausa = await pausar(dia(10));
-      for (const resposta of [{ action: 'accept', content: { sala: 'sala-aquario' } }, { action: 'accept', content: { sala: 'sala-garagem' } }, { action: 'accept', content: {} }, { action: 'accept' }, { qualquer: 1 }]) {
+      for (const resposta of [
+        { action: 'accept', content: { sala: 'sala-aquario' } },
+        { action: 'accept', content: { sala: 'sala-garagem' } },
+        { action: 'accept', content: {} },
+        { action: 'accept' },
+        { qualquer: 1 },
+      ]) {
         const r = await retry(pausa, resposta);
         assert.equal(r.corpo.result.resultType, 'input_required', JSON.stringify(resposta));
-        assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
+        assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, [
+          'sala-fusca',
+          'sala-mirante',
+        ]);
       }
-      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', { sala: 'sala-aquario', inicio: as(dia(10), '14:00'), fim: as(dia(10), '15:00') });
+      const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
+        sala: 'sala-aquario',
+        inicio: as(dia(10), '14:00'),
+        fim: as(dia(10), '15:00'),
+      });
       assert.equal(livre.corpo.result.structuredContent.livre, true);
     });
 
@@ -323,7 +411,9 @@ describe('servidor-mcp over HTTP', () => {
       assert.equal((await reservar('sala-fusca', dia(11), '14:00', '15:00', 'Lorraine')).corpo.result.structuredContent.reservado, true);
       const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
       assert.equal(r.corpo.result.resultType, 'input_required');
-      assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, ['sala-mirante']);
+      assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, [
+        'sala-mirante',
+      ]);
       assert.notEqual(r.corpo.result.requestState, pausa.corpo.result.requestState);
       const final = await retry(r, { action: 'accept', content: { sala: 'sala-mirante' } });
       assert.equal(final.corpo.result.structuredContent.sala, 'sala-mirante');
@@ -336,7 +426,10 @@ describe('servidor-mcp over HTTP', () => {
       await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
       const linhas = await linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }));
       const primeira = linhas.find((linha) => linha.includes('id="pedido-1"'))!;
-      assert.match(primeira, /metodo=tools\/call id="pedido-1" nome=reservar_sala traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 http=200 resultado=input_required \d+\.\dms$/);
+      assert.match(
+        primeira,
+        /metodo=tools\/call id="pedido-1" nome=reservar_sala traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 http=200 resultado=input_required \d+\.\dms$/,
+      );
       assert.doesNotMatch(linhas.join('\n'), new RegExp(pausa.corpo.result.requestState.slice(3, 40)));
       assert.doesNotMatch(linhas.join('\n'), new RegExp(segredo));
     });
@@ -364,7 +457,11 @@ describe('servidor-mcp start-up', () => {
   for (const [caso, env, padrao] of [
     ['without REQUEST_STATE_SECRET', { REQUEST_STATE_SECRET: '' }, /REQUEST_STATE_SECRET ausente ou curto/],
     ['with a short secret', { REQUEST_STATE_SECRET: 'curto' }, /REQUEST_STATE_SECRET ausente ou curto \(minimo 32 bytes\)/],
-    ['with a TTL outside 5-30 minutes', { REQUEST_STATE_TTL_SECONDS: '60' }, /REQUEST_STATE_TTL_SECONDS=60: esperado um inteiro entre 300 e 1800/],
+    [
+      'with a TTL outside 5-30 minutes',
+      { REQUEST_STATE_TTL_SECONDS: '60' },
+      /REQUEST_STATE_TTL_SECONDS=60: esperado um inteiro entre 300 e 1800/,
+    ],
   ] as const) {
     it(`refuses to start ${caso}, naming the variable`, async () => {
       await assert.rejects(iniciarServidorMcp(env), padrao);

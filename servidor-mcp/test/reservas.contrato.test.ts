@@ -23,7 +23,12 @@ if (!semente.ok) throw new Error(semente.motivo);
 
 const intervalo = (inicio: string, fim: string) => ({ inicio: lerInstante(inicio)!, fim: lerInstante(fim)! });
 const as = (dia: string, hora: string) => `${dia}T${hora}:00-03:00`;
-const dados = (sala: string, dia: string, de: string, ate: string) => ({ sala, inicio: as(dia, de), fim: as(dia, ate), responsavel: 'Doc' });
+const dados = (sala: string, dia: string, de: string, ate: string) => ({
+  sala,
+  inicio: as(dia, de),
+  fim: as(dia, ate),
+  responsavel: 'Doc',
+});
 const inserir = (reservas: Reservas, sala: string, dia: string, de: string, ate: string) =>
   reservas.inserir(dados(sala, dia, de, ate), intervalo(as(dia, de), as(dia, ate)));
 
@@ -35,7 +40,15 @@ after(() => postgres.parar());
 
 const motores: [string, () => Promise<Reservas>][] = [
   ['ReservasEmMemoria', async () => new ReservasEmMemoria(semente.ocupacoes)],
-  ['ReservasNoPostgres', async () => ReservasNoPostgres.abrir(await postgres.novoBanco(`contrato_${randomUUID().replaceAll('-', '')}`), semente.ocupacoes, () => undefined)],
+  [
+    'ReservasNoPostgres',
+    async () =>
+      ReservasNoPostgres.abrir(
+        await postgres.novoBanco(`contrato_${randomUUID().replaceAll('-', '')}`),
+        semente.ocupacoes,
+        () => undefined,
+      ),
+  ],
 ];
 
 for (const [nome, abrir] of motores) {
@@ -49,63 +62,104 @@ for (const [nome, abrir] of motores) {
       }
     };
 
-    it('starts with the initial bookings; touching intervals are free (half-open), one minute inside is not', comReservas(async (reservas) => {
-      const dia = '2026-11-03';
-      assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '13:00'), as(dia, '14:00'))), []);
-      assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '15:00'), as(dia, '16:00'))), []);
-      assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '14:59'), as(dia, '15:30'))), [
-        { id: 'res-0001', sala: 'sala-garagem', inicio: as(dia, '14:00'), fim: as(dia, '15:00'), responsavel: 'Marty' },
-      ]);
-    }));
+    it(
+      'starts with the initial bookings; touching intervals are free (half-open), one minute inside is not',
+      comReservas(async (reservas) => {
+        const dia = '2026-11-03';
+        assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '13:00'), as(dia, '14:00'))), []);
+        assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '15:00'), as(dia, '16:00'))), []);
+        assert.deepEqual(await reservas.conflitos('sala-garagem', intervalo(as(dia, '14:59'), as(dia, '15:30'))), [
+          { id: 'res-0001', sala: 'sala-garagem', inicio: as(dia, '14:00'), fim: as(dia, '15:00'), responsavel: 'Marty' },
+        ]);
+      }),
+    );
 
-    it('sees the same instant written with another offset as a conflict', comReservas(async (reservas) => {
-      const achadas = await reservas.conflitos('sala-garagem', intervalo('2026-11-03T17:00:00Z', '2026-11-03T18:00:00Z'));
-      assert.deepEqual(achadas.map((r) => r.id), ['res-0001']);
-    }));
+    it(
+      'sees the same instant written with another offset as a conflict',
+      comReservas(async (reservas) => {
+        const achadas = await reservas.conflitos('sala-garagem', intervalo('2026-11-03T17:00:00Z', '2026-11-03T18:00:00Z'));
+        assert.deepEqual(
+          achadas.map((r) => r.id),
+          ['res-0001'],
+        );
+      }),
+    );
 
-    it('books a free slot with the next id after the initial ones, the texts as sent; a taken slot books nothing', comReservas(async (reservas) => {
-      const dia = '2026-12-01';
-      assert.deepEqual(await inserir(reservas, 'sala-aquario', dia, '09:00', '10:00'), { id: 'res-0003', ...dados('sala-aquario', dia, '09:00', '10:00') });
-      assert.equal((await inserir(reservas, 'sala-porao', dia, '09:00', '10:00'))?.id, 'res-0004');
-      assert.equal(await inserir(reservas, 'sala-aquario', dia, '09:30', '10:30'), undefined);
-      const encostada = await inserir(reservas, 'sala-aquario', dia, '10:00', '10:30');
-      assert.ok(encostada, 'back to back is allowed');
-      // Ids only grow; a refused booking may leave a gap (a database sequence is not rolled back).
-      assert.ok(Number(encostada.id.slice(4)) > 4, encostada.id);
-    }));
+    it(
+      'books a free slot with the next id after the initial ones, the texts as sent; a taken slot books nothing',
+      comReservas(async (reservas) => {
+        const dia = '2026-12-01';
+        assert.deepEqual(await inserir(reservas, 'sala-aquario', dia, '09:00', '10:00'), {
+          id: 'res-0003',
+          ...dados('sala-aquario', dia, '09:00', '10:00'),
+        });
+        assert.equal((await inserir(reservas, 'sala-porao', dia, '09:00', '10:00'))?.id, 'res-0004');
+        assert.equal(await inserir(reservas, 'sala-aquario', dia, '09:30', '10:30'), undefined);
+        const encostada = await inserir(reservas, 'sala-aquario', dia, '10:00', '10:30');
+        assert.ok(encostada, 'back to back is allowed');
+        // Ids only grow; a refused booking may leave a gap (a database sequence is not rolled back).
+        assert.ok(Number(encostada.id.slice(4)) > 4, encostada.id);
+      }),
+    );
 
-    it('lists conflicts by start whatever the order they were booked in', comReservas(async (reservas) => {
-      const dia = '2026-12-02';
-      for (const hora of [15, 9, 12, 10, 17, 8]) {
-        const h = String(hora).padStart(2, '0');
-        assert.ok(await inserir(reservas, 'sala-aquario', dia, `${h}:00`, `${h}:30`));
-      }
-      const achadas = await reservas.conflitos('sala-aquario', intervalo(as(dia, '09:15'), as(dia, '12:15')));
-      assert.deepEqual(achadas.map((r) => r.inicio), [as(dia, '09:00'), as(dia, '10:00'), as(dia, '12:00')]);
-    }));
+    it(
+      'lists conflicts by start whatever the order they were booked in',
+      comReservas(async (reservas) => {
+        const dia = '2026-12-02';
+        for (const hora of [15, 9, 12, 10, 17, 8]) {
+          const h = String(hora).padStart(2, '0');
+          assert.ok(await inserir(reservas, 'sala-aquario', dia, `${h}:00`, `${h}:30`));
+        }
+        const achadas = await reservas.conflitos('sala-aquario', intervalo(as(dia, '09:15'), as(dia, '12:15')));
+        assert.deepEqual(
+          achadas.map((r) => r.inicio),
+          [as(dia, '09:00'), as(dia, '10:00'), as(dia, '12:00')],
+        );
+      }),
+    );
 
-    it('says which of the asked rooms are taken in an interval', comReservas(async (reservas) => {
-      const ocupadas = await reservas.ocupadas([...salas.keys()], intervalo(as('2026-11-03', '14:30'), as('2026-11-03', '16:30')));
-      assert.deepEqual([...ocupadas].sort(), ['sala-fusca', 'sala-garagem']);
-      assert.deepEqual([...(await reservas.ocupadas(['sala-porao'], intervalo(as('2026-11-03', '14:30'), as('2026-11-03', '16:30'))))], []);
-    }));
+    it(
+      'says which of the asked rooms are taken in an interval',
+      comReservas(async (reservas) => {
+        const ocupadas = await reservas.ocupadas([...salas.keys()], intervalo(as('2026-11-03', '14:30'), as('2026-11-03', '16:30')));
+        assert.deepEqual([...ocupadas].sort(), ['sala-fusca', 'sala-garagem']);
+        assert.deepEqual(
+          [...(await reservas.ocupadas(['sala-porao'], intervalo(as('2026-11-03', '14:30'), as('2026-11-03', '16:30'))))],
+          [],
+        );
+      }),
+    );
 
-    it('of 20 bookings of one slot at once, exactly one is made', comReservas(async (reservas) => {
-      const feitas = await Promise.all(Array.from({ length: 20 }, () => inserir(reservas, 'sala-mirante', '2026-12-03', '11:00', '12:00')));
-      assert.equal(feitas.filter(Boolean).length, 1);
-      assert.equal((await reservas.conflitos('sala-mirante', intervalo(as('2026-12-03', '11:00'), as('2026-12-03', '12:00')))).length, 1);
-    }));
+    it(
+      'of 20 bookings of one slot at once, exactly one is made',
+      comReservas(async (reservas) => {
+        const feitas = await Promise.all(
+          Array.from({ length: 20 }, () => inserir(reservas, 'sala-mirante', '2026-12-03', '11:00', '12:00')),
+        );
+        assert.equal(feitas.filter(Boolean).length, 1);
+        assert.equal((await reservas.conflitos('sala-mirante', intervalo(as('2026-12-03', '11:00'), as('2026-12-03', '12:00')))).length, 1);
+      }),
+    );
 
-    it('under the agenda: a taken room offers alternatives computed at that moment, or says there are none', comReservas(async (reservas) => {
-      const agenda = new Agenda(salas, politica, reservas);
-      const sala = (id: string) => salas.get(id)!;
-      const i = intervalo(as('2026-11-03', '14:00'), as('2026-11-03', '15:00'));
-      const pedido = { inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Biff' };
-      assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), { tipo: 'ocupada', alternativas: ['sala-fusca', 'sala-mirante'] });
-      assert.equal((await agenda.reservar(sala('sala-fusca'), i, pedido)).tipo, 'reservada');
-      assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), { tipo: 'ocupada', alternativas: ['sala-mirante'] });
-      assert.equal((await agenda.reservar(sala('sala-mirante'), i, pedido)).tipo, 'reservada');
-      assert.deepEqual(await agenda.reservar(sala('sala-mirante'), i, pedido), { tipo: 'erro', erro: 'Sem alternativas disponiveis no intervalo' });
-    }));
+    it(
+      'under the agenda: a taken room offers alternatives computed at that moment, or says there are none',
+      comReservas(async (reservas) => {
+        const agenda = new Agenda(salas, politica, reservas);
+        const sala = (id: string) => salas.get(id)!;
+        const i = intervalo(as('2026-11-03', '14:00'), as('2026-11-03', '15:00'));
+        const pedido = { inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Biff' };
+        assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), {
+          tipo: 'ocupada',
+          alternativas: ['sala-fusca', 'sala-mirante'],
+        });
+        assert.equal((await agenda.reservar(sala('sala-fusca'), i, pedido)).tipo, 'reservada');
+        assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), { tipo: 'ocupada', alternativas: ['sala-mirante'] });
+        assert.equal((await agenda.reservar(sala('sala-mirante'), i, pedido)).tipo, 'reservada');
+        assert.deepEqual(await agenda.reservar(sala('sala-mirante'), i, pedido), {
+          tipo: 'erro',
+          erro: 'Sem alternativas disponiveis no intervalo',
+        });
+      }),
+    );
   });
 }

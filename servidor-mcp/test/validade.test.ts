@@ -17,12 +17,23 @@ const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '
 function pedido(id: number, params: Record<string, unknown>): Request {
   return new Request('http://localhost/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSAO, 'mcp-method': 'tools/call', 'mcp-name': 'reservar_sala' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': VERSAO,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'reservar_sala',
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id,
       method: 'tools/call',
-      params: { name: 'reservar_sala', arguments: args, ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO, 'io.modelcontextprotocol/clientCapabilities': CAPACIDADES_FORM } },
+      params: {
+        name: 'reservar_sala',
+        arguments: args,
+        ...params,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO, 'io.modelcontextprotocol/clientCapabilities': CAPACIDADES_FORM },
+      },
     }),
   });
 }
@@ -42,13 +53,21 @@ for (const [caso, passados, esperado] of [
     assert.equal(pausa.result.resultType, 'input_required');
     mock.timers.tick(passados * 1000);
     const resposta = await (
-      await handler.fetch(pedido(2, { inputResponses: { escolha_de_sala: { action: 'accept', content: { sala: 'sala-fusca' } } }, requestState: pausa.result.requestState }))
+      await handler.fetch(
+        pedido(2, {
+          inputResponses: { escolha_de_sala: { action: 'accept', content: { sala: 'sala-fusca' } } },
+          requestState: pausa.result.requestState,
+        }),
+      )
     ).json();
     if (esperado === 'complete') {
       assert.equal(resposta.result.structuredContent.sala, 'sala-fusca');
     } else {
       assert.equal(resposta.error.code, -32602);
-      assert.ok(motivos.some((m) => /expired/.test(m)), motivos.join());
+      assert.ok(
+        motivos.some((m) => /expired/.test(m)),
+        motivos.join(),
+      );
     }
   });
 }

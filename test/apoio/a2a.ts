@@ -25,7 +25,14 @@ export const enviar = (base: string, texto: string, opcoes: { taskId?: string; t
   a2a(
     base,
     'SendMessage',
-    { message: { messageId: `msg-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text: texto }], ...(opcoes.taskId ? { taskId: opcoes.taskId } : {}) } },
+    {
+      message: {
+        messageId: `msg-${randomUUID()}`,
+        role: 'ROLE_USER',
+        parts: [{ text: texto }],
+        ...(opcoes.taskId ? { taskId: opcoes.taskId } : {}),
+      },
+    },
     opcoes.traceparent ? { traceparent: opcoes.traceparent } : {},
   );
 
@@ -35,7 +42,9 @@ export const obter = (base: string, id: string) => a2a(base, 'GetTask', { id });
 export const tarefa = (resposta: RespostaA2A) => resposta.corpo.result?.task ?? resposta.corpo.result;
 export const estado = (resposta: RespostaA2A): string => tarefa(resposta).status.state;
 export const mensagem = (resposta: RespostaA2A): string =>
-  tarefa(resposta).status.message.parts.map((parte: { text?: string }) => parte.text ?? '').join(' ');
+  tarefa(resposta)
+    .status.message.parts.map((parte: { text?: string }) => parte.text ?? '')
+    .join(' ');
 export const artefato = (resposta: RespostaA2A) => tarefa(resposta).artifacts?.[0];
 
 export const pedido = (sala: string, dia: string, de: string, ate: string, responsavel = 'Doc') =>

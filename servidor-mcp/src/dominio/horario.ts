@@ -14,12 +14,18 @@ export function lerInstante(texto: string): number | undefined {
   const partes = INSTANTE.exec(texto);
   if (!partes) return undefined;
   const [, a, mo, d, h, mi, s = '0', fracao = '0', fuso] = partes;
-  const ano = Number(a), mes = Number(mo), dia = Number(d), hora = Number(h), minuto = Number(mi), segundo = Number(s);
+  const ano = Number(a),
+    mes = Number(mo),
+    dia = Number(d),
+    hora = Number(h),
+    minuto = Number(mi),
+    segundo = Number(s);
   if (mes < 1 || mes > 12 || dia < 1 || dia > diasNoMes(ano, mes)) return undefined;
   if (hora > 23 || minuto > 59 || segundo > 59) return undefined;
   let deslocamento = 0;
   if (fuso !== 'Z') {
-    const oh = Number(fuso!.slice(1, 3)), om = Number(fuso!.slice(4, 6));
+    const oh = Number(fuso!.slice(1, 3)),
+      om = Number(fuso!.slice(4, 6));
     if (oh > 23 || om > 59) return undefined;
     deslocamento = (fuso!.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }

@@ -45,9 +45,7 @@ export interface Ocupacao extends Intervalo {
 export type Validacao = { ok: true; sala: Sala; intervalo: Intervalo } | { ok: false; erro: string };
 
 export type Resultado =
-  | { tipo: 'reservada'; reserva: Reserva }
-  | { tipo: 'ocupada'; alternativas: string[] }
-  | { tipo: 'erro'; erro: string };
+  { tipo: 'reservada'; reserva: Reserva } | { tipo: 'ocupada'; alternativas: string[] } | { tipo: 'erro'; erro: string };
 
 const MAXIMO_DE_ALTERNATIVAS = 3;
 const MS_POR_DIA = 86_400_000;
@@ -125,7 +123,10 @@ export function numeroDaReserva(id: string): number | undefined {
  * that is not an instant, an interval that runs backwards, or two bookings
  * of one room that overlap (every lookup relies on that never being so).
  */
-export function lerSemente(salas: ReadonlyMap<string, Sala>, reservas: readonly Reserva[]): { ok: true; ocupacoes: Ocupacao[] } | { ok: false; motivo: string } {
+export function lerSemente(
+  salas: ReadonlyMap<string, Sala>,
+  reservas: readonly Reserva[],
+): { ok: true; ocupacoes: Ocupacao[] } | { ok: false; motivo: string } {
   const ocupacoes: Ocupacao[] = [];
   const ids = new Set<string>();
   for (const reserva of reservas) {
@@ -133,12 +134,15 @@ export function lerSemente(salas: ReadonlyMap<string, Sala>, reservas: readonly 
     const fim = lerInstante(reserva.fim);
     if (numeroDaReserva(reserva.id) === undefined) return { ok: false, motivo: `id ${reserva.id} fora do formato res-NNNN` };
     if (ids.has(reserva.id)) return { ok: false, motivo: `id ${reserva.id} repetido` };
-    if (inicio === undefined || fim === undefined || fim <= inicio || !salas.has(reserva.sala)) return { ok: false, motivo: `reserva invalida ${reserva.id}` };
+    if (inicio === undefined || fim === undefined || fim <= inicio || !salas.has(reserva.sala))
+      return { ok: false, motivo: `reserva invalida ${reserva.id}` };
     ids.add(reserva.id);
     ocupacoes.push({ inicio, fim, reserva });
   }
   // Sorted by room, then start: an overlap is always between neighbours.
-  const ordenadas = [...ocupacoes].sort((a, b) => (a.reserva.sala < b.reserva.sala ? -1 : a.reserva.sala > b.reserva.sala ? 1 : a.inicio - b.inicio));
+  const ordenadas = [...ocupacoes].sort((a, b) =>
+    a.reserva.sala < b.reserva.sala ? -1 : a.reserva.sala > b.reserva.sala ? 1 : a.inicio - b.inicio,
+  );
   for (let i = 1; i < ordenadas.length; i++) {
     const [antes, depois] = [ordenadas[i - 1]!, ordenadas[i]!];
     if (antes.reserva.sala === depois.reserva.sala && sobrepoe(antes, depois)) {

@@ -3,7 +3,15 @@
  * so a lookup costs a binary search plus the conflicts it returns. Lost on
  * restart and private to one process: the course's default.
  */
-import { idDaReserva, numeroDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
+import {
+  idDaReserva,
+  numeroDaReserva,
+  sobrepoe,
+  type DadosDaReserva,
+  type Intervalo,
+  type Ocupacao,
+  type Reserva,
+} from '../dominio/regras.js';
 import type { Reservas } from './reservas.js';
 
 /** The first index of `lista` whose item satisfies `depois`, which must be false then true along the list. */
@@ -65,6 +73,10 @@ export class ReservasEmMemoria implements Reservas {
   private guardar(ocupacao: Ocupacao): void {
     let lista = this.porSala.get(ocupacao.reserva.sala);
     if (!lista) this.porSala.set(ocupacao.reserva.sala, (lista = []));
-    lista.splice(primeiroIndice(lista, (outra) => outra.inicio > ocupacao.inicio), 0, ocupacao);
+    lista.splice(
+      primeiroIndice(lista, (outra) => outra.inicio > ocupacao.inicio),
+      0,
+      ocupacao,
+    );
   }
 }

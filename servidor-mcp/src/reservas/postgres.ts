@@ -8,7 +8,15 @@
  */
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
-import { idDaReserva, numeroDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
+import {
+  idDaReserva,
+  numeroDaReserva,
+  sobrepoe,
+  type DadosDaReserva,
+  type Intervalo,
+  type Ocupacao,
+  type Reserva,
+} from '../dominio/regras.js';
 import { ReservasIndisponiveis, type Reservas } from './reservas.js';
 
 interface Migracao {
@@ -102,7 +110,13 @@ interface Linha {
   responsavel: string;
 }
 
-const reservaDe = ({ numero, sala, inicio, fim, responsavel }: Linha): Reserva => ({ id: idDaReserva(Number(numero)), sala, inicio, fim, responsavel });
+const reservaDe = ({ numero, sala, inicio, fim, responsavel }: Linha): Reserva => ({
+  id: idDaReserva(Number(numero)),
+  sala,
+  inicio,
+  fim,
+  responsavel,
+});
 
 /** A booking waiting for its batch. */
 interface Pendente {
@@ -127,13 +141,21 @@ export class ReservasNoPostgres implements Reservas {
    * `aoPerderConexao` hears of connections the database dropped while idle.
    */
   static async abrir(url: string, semente: readonly Ocupacao[], aoPerderConexao: (erro: Error) => void): Promise<ReservasNoPostgres> {
-    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, query_timeout: 10_000, application_name: 'servidor-mcp' });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+      query_timeout: 10_000,
+      application_name: 'servidor-mcp',
+    });
     pool.on('error', aoPerderConexao);
     try {
       await migrar(pool, semente);
     } catch (erro) {
       await pool.end().catch(() => undefined);
-      throw new Error(`RESERVAS_DB: nao consegui preparar o banco em ${urlSemSenha(url)} (${erro instanceof Error ? erro.message : String(erro)})`);
+      throw new Error(
+        `RESERVAS_DB: nao consegui preparar o banco em ${urlSemSenha(url)} (${erro instanceof Error ? erro.message : String(erro)})`,
+      );
     }
     return new ReservasNoPostgres(pool, `PostgreSQL (${urlSemSenha(url)})`);
   }

@@ -1,0 +1,12 @@
+// One lint configuration for every workspace: typescript-eslint's strict type-checked preset.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  { ignores: ['**/dist/', 'bench/resultados/'] },
+  js.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
+  { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
+);
