@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { construirSePreciso, PROCESSOS } from './construir.js';
 
 const RAIZ = fileURLToPath(new URL('../', import.meta.url));
 const PRONTO = /ouvindo em (http:\/\/\S+)/;
@@ -29,7 +30,9 @@ export interface Opcoes {
 }
 
 export async function iniciar(arquivo: string, env: Record<string, string>, { prefixo, ms = 20_000 }: Opcoes = {}): Promise<Processo> {
-  const filho = spawn(process.execPath, ['--import', 'tsx', arquivo], {
+  // The processes run as users run them: the compiled bundles. Fixtures written in TypeScript go through tsx.
+  if (arquivo === ARQUIVO_DO_MCP || arquivo === ARQUIVO_DO_AGENTE) await construirSePreciso();
+  const filho = spawn(process.execPath, arquivo.endsWith('.ts') ? ['--import', 'tsx', arquivo] : [arquivo], {
     cwd: RAIZ,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,5 +95,5 @@ export async function iniciar(arquivo: string, env: Record<string, string>, { pr
 /** Resident memory of a process, from /proc (Linux), in MiB. */
 export const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-export const ARQUIVO_DO_MCP = 'servidor-mcp/src/main.ts';
-export const ARQUIVO_DO_AGENTE = 'agente/src/main.ts';
+export const ARQUIVO_DO_MCP = PROCESSOS.mcp.saida;
+export const ARQUIVO_DO_AGENTE = PROCESSOS.agente.saida;
