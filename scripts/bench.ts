@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
+import { FERRAMENTAS } from 'compartilhado/contrato';
+import { vaga } from './dados.js';
+import { pedidoMcp } from './mcp-cru.js';
 import { iniciarPostgres } from './postgres.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
@@ -25,7 +28,6 @@ const { values } = parseArgs({
 const SEGUNDOS = Number(values.segundos);
 const CONEXOES = Number(values.conexoes);
 const PAUSADAS = Number(values.pausadas);
-const VERSAO = '2026-07-28';
 const RAIZ = new URL('../', import.meta.url);
 const DADOS = new URL('dados/', RAIZ);
 
@@ -44,34 +46,10 @@ type Contexto = { chave?: string; requestState?: string; taskId?: string };
 const extras: Record<string, number> = {};
 const processos: Processo[] = [];
 
-function mcpHeaders(metodo: string, nome?: string) {
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': VERSAO,
-    'mcp-method': metodo,
-    ...(nome ? { 'mcp-name': nome } : {}),
-  };
-}
-function mcpCorpo(metodo: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: randomUUID(),
-    method: metodo,
-    params: {
-      ...params,
-      ...extra,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': VERSAO,
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      },
-    },
-  });
-}
+const corpoMcp = (metodo: string, params: Record<string, unknown>) => pedidoMcp({ metodo, params }, randomUUID()).body;
 const chamarFerramenta = (name: string, args: Record<string, unknown>, extra?: Record<string, unknown>) => ({
   method: 'POST' as const,
-  headers: mcpHeaders('tools/call', name),
-  body: mcpCorpo('tools/call', { name, arguments: args }, extra),
+  ...pedidoMcp({ metodo: 'tools/call', params: { name, arguments: args, ...extra } }, randomUUID()),
 });
 const mensagemA2A = (texto: string, taskId?: string) =>
   JSON.stringify({
@@ -81,18 +59,10 @@ const mensagemA2A = (texto: string, taskId?: string) =>
     params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } },
   });
 
-/** Free slots that never repeat: one room, one hour, one day after another. */
+/** Free slots that never repeat, from 2030 on (the data file and the other scenarios use earlier days). */
 function vagas() {
   let n = 0;
-  const salas = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
-  return () => {
-    const i = n++;
-    const sala = salas[i % 5]!;
-    const hora = 8 + (Math.floor(i / 5) % 11);
-    const dia = new Date(Date.UTC(2030, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
-    const h = String(hora).padStart(2, '0');
-    return { sala, inicio: `${dia}T${h}:00:00-03:00`, fim: `${dia}T${h}:30:00-03:00`, responsavel: 'Bench' };
-  };
+  return () => ({ ...vaga(n++, '2030-01-01', 30), responsavel: 'Bench' });
 }
 
 async function medir(
@@ -128,18 +98,11 @@ async function aquecerEMedir(cenario: string, url: string, requests: () => autoc
 function dadosCom(reservas: number): string {
   const pasta = mkdtempSync(join(tmpdir(), 'ponte-bench-'));
   for (const arquivo of ['salas.json', 'politica-de-uso.md']) copyFileSync(new URL(arquivo, DADOS), join(pasta, arquivo));
-  const salas = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
-  const lista = Array.from({ length: reservas }, (_, i) => {
-    const dia = new Date(Date.UTC(2027, 0, 1) + Math.floor(i / 55) * 86_400_000).toISOString().slice(0, 10);
-    const h = String(8 + (Math.floor(i / 5) % 11)).padStart(2, '0');
-    return {
-      id: idDaReserva(i + 1),
-      sala: salas[i % 5],
-      inicio: `${dia}T${h}:00:00-03:00`,
-      fim: `${dia}T${h}:45:00-03:00`,
-      responsavel: 'Carga',
-    };
-  });
+  const lista = Array.from({ length: reservas }, (_, i) => ({
+    id: idDaReserva(i + 1),
+    ...vaga(i, '2027-01-01', 45),
+    responsavel: 'Carga',
+  }));
   writeFileSync(join(pasta, 'reservas.json'), JSON.stringify(lista));
   return pasta;
 }
@@ -162,7 +125,11 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const modelo = Task.fromJSON(result.task);
   const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
   const pergunta = (
-    await postar(mcpUrl, mcpHeaders('tools/call', 'reservar_sala'), mcpCorpo('tools/call', { name: 'reservar_sala', arguments: args }))
+    await postar(
+      mcpUrl,
+      chamarFerramenta(FERRAMENTAS.reservar, args).headers,
+      corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: args }),
+    )
   ).result;
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
   const pausas = new PausasEmMemoria();
@@ -172,7 +139,7 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
     const id = randomUUID();
     await tarefas.save({ ...modelo, id, contextId: randomUUID() });
     await pausas.guardar(id, {
-      ferramenta: 'reservar_sala',
+      ferramenta: FERRAMENTAS.reservar,
       argumentos: args,
       chave: Object.keys(pergunta.inputRequests)[0]!,
       requestState: `${pergunta.requestState}`,
@@ -217,8 +184,11 @@ try {
     (vaga = vagas()) =>
     () => [
       {
-        ...chamarFerramenta('reservar_sala', {}),
-        setupRequest: (req: autocannon.Request) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: vaga() }) }),
+        ...chamarFerramenta(FERRAMENTAS.reservar, {}),
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: vaga() }),
+        }),
       },
     ];
   const emMemoria = reservarLivre();
@@ -238,24 +208,25 @@ try {
   const conflito = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
   await aquecerEMedir('nosso MCP: input_required + retry (par)', mcp.url, () => [
     {
-      ...chamarFerramenta('reservar_sala', conflito),
-      setupRequest: (req) => ({ ...req, body: mcpCorpo('tools/call', { name: 'reservar_sala', arguments: conflito }) }),
+      ...chamarFerramenta(FERRAMENTAS.reservar, conflito),
+      setupRequest: (req) => ({ ...req, body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: conflito }) }),
       onResponse: (_status, corpo, contexto) => {
         const { result } = JSON.parse(corpo);
         Object.assign(contexto, { chave: Object.keys(result.inputRequests)[0], requestState: result.requestState } satisfies Contexto);
       },
     },
     {
-      ...chamarFerramenta('reservar_sala', conflito),
+      ...chamarFerramenta(FERRAMENTAS.reservar, conflito),
       setupRequest: (req, contexto) => {
         const { chave, requestState } = contexto as Contexto;
         return {
           ...req,
-          body: mcpCorpo(
-            'tools/call',
-            { name: 'reservar_sala', arguments: conflito },
-            { inputResponses: { [chave!]: { action: 'decline' } }, requestState },
-          ),
+          body: corpoMcp('tools/call', {
+            name: FERRAMENTAS.reservar,
+            arguments: conflito,
+            inputResponses: { [chave!]: { action: 'decline' } },
+            requestState,
+          }),
         };
       },
     },

@@ -8,6 +8,8 @@
  * booking its own artifact, and no two bookings of one room overlapping.
  */
 import { randomUUID } from 'node:crypto';
+import type { ReservaFeita } from '../agente/src/ponte.js';
+import { idsDasSalas } from './dados.js';
 
 export interface OpcoesDeCarga {
   /** Base URLs of the agents; each request goes to one of them. */
@@ -17,12 +19,8 @@ export interface OpcoesDeCarga {
   readonly semente?: number;
 }
 
-export interface Reserva {
-  readonly reserva: string;
-  readonly sala: string;
-  readonly inicio: string;
-  readonly fim: string;
-}
+/** A booking as a client saw it, in its Task's artifact. */
+export type Reserva = Pick<ReservaFeita, 'reserva' | 'sala' | 'inicio' | 'fim'>;
 
 export interface Relatorio {
   readonly pedidos: number;
@@ -38,7 +36,6 @@ export interface Relatorio {
   readonly violacoes: string[];
 }
 
-const SALAS = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
 const MAXIMO_DE_PAUSAS_SEGUIDAS = 3;
 /** Few enough days that rooms collide and pause often, enough that the agenda does not fill up. */
 const DIAS = 20;
@@ -106,7 +103,7 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
     const sortear = aleatorio(semente * 1000 + indice);
     const qualquer = <T>(lista: readonly T[]) => lista[Math.floor(sortear() * lista.length)]!;
     while (Date.now() < fim) {
-      const sala = qualquer(SALAS);
+      const sala = qualquer(idsDasSalas);
       const dia = `2028-01-${String(1 + Math.floor(sortear() * DIAS)).padStart(2, '0')}`;
       const hora = String(8 + Math.floor(sortear() * 11)).padStart(2, '0');
       const pedido = `reservar sala=${sala} inicio=${dia}T${hora}:00:00-03:00 fim=${dia}T${hora}:59:00-03:00 responsavel=Cliente ${indice}`;

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { SendMessageRequest, TaskState, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { REVISAO_MCP, URI_DA_POLITICA } from 'compartilhado/contrato';
 import { iniciar } from '../scripts/processos.js';
 import { ambosOsProcessos, segredoDeTeste } from './apoio/processos.js';
 
@@ -23,7 +24,7 @@ describe('official clients against the real processes', () => {
       { name: 'teste', version: '1.0.0' },
       {
         capabilities: { elicitation: { form: {} } },
-        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        versionNegotiation: { mode: { pin: REVISAO_MCP } },
         inputRequired: { autoFulfill: false },
       },
     );
@@ -31,7 +32,7 @@ describe('official clients against the real processes', () => {
     try {
       const { tools } = await cliente.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['consultar_disponibilidade', 'listar_salas', 'reservar_sala']);
-      const { contents } = await cliente.readResource({ uri: 'politica://uso' });
+      const { contents } = await cliente.readResource({ uri: URI_DA_POLITICA });
       assert.match((contents[0] as { text: string }).text, /^versao: 2026-11-01\n/);
       const salas = await cliente.callTool({ name: 'listar_salas', arguments: {} });
       assert.equal((salas.structuredContent as { salas: unknown[] }).salas.length, 5);

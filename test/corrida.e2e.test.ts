@@ -13,7 +13,8 @@ import { iniciarAgente, iniciarServidorMcp, linhasAte, type Processo } from './a
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 
 const RESPOSTAS = 8;
-const SALAS = ['sala-fusca', 'sala-mirante'];
+/** What a pause of sala-garagem 14-15 offers, in order. */
+const ALTERNATIVAS = ['sala-fusca', 'sala-mirante'];
 
 /** tools/call requests the MCP server answered so far. */
 const chamadasDeFerramenta = async (mcp: Processo) =>
@@ -28,7 +29,7 @@ async function corrida(agentes: Processo[], mcp: Processo, dia: string) {
   const id = tarefa(pausa).id;
   const antes = await chamadasDeFerramenta(mcp);
 
-  const escolhas = Array.from({ length: RESPOSTAS }, (_, i) => SALAS[i % SALAS.length]!);
+  const escolhas = Array.from({ length: RESPOSTAS }, (_, i) => ALTERNATIVAS[i % ALTERNATIVAS.length]!);
   const respostas = await Promise.all(
     escolhas.map((sala, i) => enviar(agentes[i % agentes.length]!.url, `escolha=${sala}`, { taskId: id })),
   );
@@ -44,7 +45,7 @@ async function corrida(agentes: Processo[], mcp: Processo, dia: string) {
   }
 
   assert.equal((await chamadasDeFerramenta(mcp)) - antes, 1, 'exactly one MCP retry');
-  for (const candidata of SALAS) {
+  for (const candidata of ALTERNATIVAS) {
     const consulta = await chamar(mcp.url, {
       metodo: 'tools/call',
       params: {

@@ -213,6 +213,8 @@ export function encerradorDeTarefas(tarefas: TaskStore): Encerrar {
     const contexto = contextoInterno();
     const task = await tarefas.load(taskId, contexto);
     if (!task || terminal(task)) return;
-    await new ResultManager(tarefas, contexto).processEvent(new Eventos(task.id, task.contextId).estado('TASK_STATE_FAILED', mensagem));
+    await new ResultManager(tarefas, contexto).processEvent(
+      new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem),
+    );
   };
 }

@@ -1,15 +1,7 @@
 /** Small builders for the events an executor publishes, written in the A2A JSON form. */
 import { randomUUID } from 'node:crypto';
-import { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent, taskStateToJSON } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
-
-export type Estado =
-  | 'TASK_STATE_SUBMITTED'
-  | 'TASK_STATE_WORKING'
-  | 'TASK_STATE_INPUT_REQUIRED'
-  | 'TASK_STATE_COMPLETED'
-  | 'TASK_STATE_CANCELED'
-  | 'TASK_STATE_FAILED';
 
 export class Eventos {
   constructor(
@@ -22,20 +14,24 @@ export class Eventos {
       Task.fromJSON({
         id: this.taskId,
         contextId: this.contextId,
-        status: { state: 'TASK_STATE_SUBMITTED', timestamp: agora() },
+        status: { state: taskStateToJSON(TaskState.TASK_STATE_SUBMITTED), timestamp: agora() },
         history: [Message.toJSON(pedido)],
         artifacts: [],
       }),
     );
   }
 
-  estado(state: Estado, texto?: string): AgentExecutionEvent {
+  estado(estado: TaskState, texto?: string): AgentExecutionEvent {
     const message =
       texto === undefined
         ? undefined
         : { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: texto }], taskId: this.taskId, contextId: this.contextId };
     return AgentEvent.statusUpdate(
-      TaskStatusUpdateEvent.fromJSON({ taskId: this.taskId, contextId: this.contextId, status: { state, message, timestamp: agora() } }),
+      TaskStatusUpdateEvent.fromJSON({
+        taskId: this.taskId,
+        contextId: this.contextId,
+        status: { state: taskStateToJSON(estado), message, timestamp: agora() },
+      }),
     );
   }
 

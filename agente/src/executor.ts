@@ -4,17 +4,17 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { Eventos, type Estado } from './eventos.js';
+import { Eventos } from './eventos.js';
 import type { TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
 import type { Desfecho, Ponte } from './ponte.js';
 import { lerTraceparent, novoTrace, type Trace } from './trace.js';
 
-const ESTADO_FINAL: Record<Desfecho['estado'], Estado> = {
-  pausada: 'TASK_STATE_INPUT_REQUIRED',
-  concluida: 'TASK_STATE_COMPLETED',
-  cancelada: 'TASK_STATE_CANCELED',
-  falhou: 'TASK_STATE_FAILED',
+const ESTADO_FINAL: Record<Desfecho['estado'], TaskState> = {
+  pausada: TaskState.TASK_STATE_INPUT_REQUIRED,
+  concluida: TaskState.TASK_STATE_COMPLETED,
+  cancelada: TaskState.TASK_STATE_CANCELED,
+  falhou: TaskState.TASK_STATE_FAILED,
 };
 
 export const NOME_DO_ARTEFATO = 'reserva';
@@ -56,11 +56,11 @@ export class Executor implements AgentExecutor {
     // Nothing is asked of MCP before the Task is on record: a booking must never outlive a Task that was never stored.
     const registrada = this.tarefas.gravado(contexto.taskId, TaskState.TASK_STATE_WORKING);
     bus.publish(eventos.tarefaNova(contexto.userMessage));
-    bus.publish(eventos.estado('TASK_STATE_WORKING'));
+    bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
     const desfecho = await this.ponte.atender(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto) ?? novoTrace());
     // The turn lasts until the outcome is stored, not merely published; a failed save is the SDK's to report.
-    const gravado = this.tarefas.gravado(contexto.taskId, TaskState[ESTADO_FINAL[desfecho.estado]]).catch(() => undefined);
+    const gravado = this.tarefas.gravado(contexto.taskId, ESTADO_FINAL[desfecho.estado]).catch(() => undefined);
     this.publicar(eventos, bus, desfecho);
     await gravado;
   }
@@ -73,7 +73,7 @@ export class Executor implements AgentExecutor {
       return;
     }
     const eventos = new Eventos(contexto.taskId, contexto.contextId);
-    const trabalhando = () => bus.publish(eventos.estado('TASK_STATE_WORKING'));
+    const trabalhando = () => bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto), trabalhando));
   }
 
@@ -90,7 +90,7 @@ export class Executor implements AgentExecutor {
    */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     bus.publish(
-      new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado('TASK_STATE_CANCELED', 'Task cancelada a pedido do cliente.'),
+      new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado(TaskState.TASK_STATE_CANCELED, 'Task cancelada a pedido do cliente.'),
     );
     bus.finished();
   }

@@ -2,14 +2,9 @@
  * The two fixed sentences a client can say, parsed without any room rule:
  * whether a room exists or a time is valid is the MCP server's call.
  */
-export const FORMATO_DO_PEDIDO = 'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>';
+import type { PedidoDeReserva } from 'compartilhado/contrato';
 
-export interface Pedido {
-  readonly sala: string;
-  readonly inicio: string;
-  readonly fim: string;
-  readonly responsavel: string;
-}
+export const FORMATO_DO_PEDIDO = 'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>';
 
 export type Escolha = { readonly sala: string } | { readonly recusar: true };
 
@@ -17,7 +12,7 @@ const PEDIDO = /^reservar\s+sala=(\S+)\s+inicio=(\S+)\s+fim=(\S+)\s+responsavel=
 const ESCOLHA = /^escolha=(\S+)$/;
 
 /** `responsavel` takes the rest of the line, spaces included. */
-export function lerPedido(texto: string): Pedido | undefined {
+export function lerPedido(texto: string): PedidoDeReserva | undefined {
   const partes = PEDIDO.exec(texto.trim());
   if (!partes) return undefined;
   const [, sala, inicio, fim, responsavel] = partes;

@@ -3,54 +3,62 @@
  * on it: every request carries its own envelope), pinned to 2026-07-28,
  * declaring form elicitation, and never answering input_required by itself.
  */
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
-import { resultadoJsonRpc } from 'compartilhado/log';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  specTypeSchemas,
+  TRACEPARENT_META_KEY,
+  withInputRequired,
+  type CallToolResult,
+  type InputRequiredResult,
+  type InputResponses,
+  type TextResourceContents,
+  type Tool,
+} from '@modelcontextprotocol/client';
+import { REVISAO_MCP } from 'compartilhado/contrato';
+import { campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
-const VERSAO_MCP = '2026-07-28';
 
-/** What a tools/call can come back as, once the SDK has parsed it. */
-export type ResultadoDaFerramenta =
-  | (CallToolResult & { resultType?: 'complete' })
-  | { resultType: 'input_required'; inputRequests?: Record<string, unknown>; requestState?: string };
+/** What a tools/call can come back as, each outcome checked by the SDK's own schemas. */
+export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
+const CallToolResultOuPergunta = withInputRequired(specTypeSchemas.CallToolResult);
 
 export interface Continuacao {
-  readonly inputResponses: Record<string, unknown>;
+  readonly inputResponses: InputResponses;
   readonly requestState: string;
 }
 
 type Log = (linha: string) => void;
 
-/** One stderr line per MCP request the agent makes; never the requestState. */
+function pedidoDe(corpo: unknown): Record<string, unknown> {
+  try {
+    return camposDoPedidoMcp(JSON.parse(String(corpo ?? '{}')));
+  } catch {
+    // A body that is not JSON: the line says so rather than guessing.
+    return { metodo: '-' };
+  }
+}
+
+/** One stderr line per MCP request the agent makes; never the arguments or the requestState. */
 function fetchComLog(log: Log): typeof fetch {
   return async (entrada, init) => {
     const comeco = performance.now();
-    let pedido = '-';
-    try {
-      const corpo = JSON.parse(String(init?.body ?? '{}'));
-      const params = corpo.params ?? {};
-      pedido = [
-        `metodo=${String(corpo.method ?? '-')}`,
-        `id=${JSON.stringify(corpo.id ?? null)}`,
-        `nome=${String(params.name ?? params.uri ?? '-')}`,
-        `traceparent=${String(params._meta?.traceparent ?? '-')}`,
-      ].join(' ');
-    } catch {
-      // A body that is not JSON: log what we have.
-    }
-    const linha = (resultado: string) => log(`mcp-> ${pedido} ${resultado} ${(performance.now() - comeco).toFixed(1)}ms`);
+    const pedido = pedidoDe(init?.body);
+    const linha = (resultado: Record<string, unknown>) =>
+      log(`mcp-> ${campos({ ...pedido, ...resultado })} ${(performance.now() - comeco).toFixed(1)}ms`);
     try {
       const resposta = await fetch(entrada, init);
       if (!resposta.headers.get('content-type')?.includes('application/json')) {
-        linha(`http=${resposta.status} resultado=-`);
+        linha({ http: resposta.status, resultado: '-' });
         return resposta;
       }
       // Read once and hand the SDK a fresh Response: cheaper than clone(), which tees the stream.
       const texto = await resposta.text();
-      linha(`http=${resposta.status} resultado=${resultadoJsonRpc(texto)}`);
+      linha({ http: resposta.status, resultado: resultadoJsonRpc(texto) });
       return new Response(texto, { status: resposta.status, statusText: resposta.statusText, headers: resposta.headers });
     } catch (erro) {
-      linha(`resultado=falha ${JSON.stringify(erro instanceof Error ? erro.message : String(erro))}`);
+      linha({ resultado: `falha ${erro instanceof Error ? erro.message : String(erro)}` });
       throw erro;
     }
   };
@@ -69,7 +77,7 @@ export class ClienteMcp {
     this.conexao ??= (async () => {
       const cliente = new Client(CLIENTE, {
         capabilities: { elicitation: { form: {} } },
-        versionNegotiation: { mode: { pin: VERSAO_MCP } },
+        versionNegotiation: { mode: { pin: REVISAO_MCP } },
         // The agent must see input_required raw, to pause the A2A Task.
         inputRequired: { autoFulfill: false },
       });
@@ -86,13 +94,13 @@ export class ClienteMcp {
 
   /** tools/list, served from the SDK's cache while the server's ttlMs says it is fresh. */
   async ferramentas(traceparent: string): Promise<Tool[]> {
-    const { tools } = await (await this.cliente()).listTools({ _meta: { traceparent } });
+    const { tools } = await (await this.cliente()).listTools({ _meta: { [TRACEPARENT_META_KEY]: traceparent } });
     return tools;
   }
 
   async lerTexto(uri: string, traceparent: string): Promise<string> {
-    const { contents } = await (await this.cliente()).readResource({ uri, _meta: { traceparent } });
-    const texto = contents.find((conteudo): conteudo is typeof conteudo & { text: string } => 'text' in conteudo);
+    const { contents } = await (await this.cliente()).readResource({ uri, _meta: { [TRACEPARENT_META_KEY]: traceparent } });
+    const texto = contents.find((conteudo): conteudo is TextResourceContents => 'text' in conteudo);
     if (!texto) throw new Error(`${uri} sem conteudo de texto`);
     return texto.text;
   }
@@ -105,7 +113,7 @@ export class ClienteMcp {
     continuacao?: Continuacao,
   ): Promise<ResultadoDaFerramenta> {
     const cliente = await this.cliente();
-    const params = { name, arguments: args, ...continuacao, _meta: { traceparent } };
-    return (await cliente.request({ method: 'tools/call', params }, { allowInputRequired: true })) as ResultadoDaFerramenta;
+    const params = { name, arguments: args, ...continuacao, _meta: { [TRACEPARENT_META_KEY]: traceparent } };
+    return cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, { allowInputRequired: true });
   }
 }

@@ -5,6 +5,7 @@
  * SQLite and PostgreSQL), one contract test for all.
  */
 import { sql, type Kysely } from 'kysely';
+import * as z from 'zod';
 import type { Trace } from './trace.js';
 
 export interface Pausa {
@@ -20,6 +21,19 @@ export interface Pausa {
   /** When the MCP server asked (epoch ms): a pause lives as long as its requestState. */
   readonly criadaEm: number;
 }
+
+/** What a store gives back is checked, not trusted: it was written by some process, some time ago. */
+const PausaGuardada: z.ZodType<Pausa> = z.object({
+  ferramenta: z.string(),
+  argumentos: z.record(z.string(), z.unknown()),
+  chave: z.string(),
+  requestState: z.string(),
+  alternativas: z.array(z.string()),
+  trace: z.object({ traceId: z.string(), flags: z.string() }),
+  criadaEm: z.number(),
+});
+
+const lerPausa = (texto: string): Pausa => PausaGuardada.parse(JSON.parse(texto));
 
 /** One pause per paused Task, in age order (criadaEm). */
 export interface Pausas {
@@ -68,7 +82,7 @@ export class PausasEmMemoria implements Pausas {
     // No await between the read and the delete: that is what makes it one step.
     const guardada = this.porTask.get(taskId);
     this.porTask.delete(taskId);
-    return guardada && (JSON.parse(guardada.texto) as Pausa);
+    return guardada && lerPausa(guardada.texto);
   }
 
   async apagar(taskId: string): Promise<void> {
@@ -125,7 +139,7 @@ export class PausasNoBanco implements Pausas {
 
   async tomar(taskId: string): Promise<Pausa | undefined> {
     const linha = await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).returning('dados').executeTakeFirst();
-    return linha && (JSON.parse(linha.dados) as Pausa);
+    return linha && lerPausa(linha.dados);
   }
 
   async apagar(taskId: string): Promise<void> {

@@ -9,7 +9,17 @@
  *   6.   a booking completes the Task with its artifact; a refusal cancels it.
  * It translates protocol and decides no room rule.
  */
-import { ProtocolError, SdkError } from '@modelcontextprotocol/client';
+import {
+  isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  type CallToolResult,
+  type ElicitResult,
+  type InputRequiredResult,
+} from '@modelcontextprotocol/client';
+import { FERRAMENTAS, ResultadoDaReserva, URI_DA_POLITICA, versaoDaPolitica, type PedidoDeReserva } from 'compartilhado/contrato';
+import * as z from 'zod';
 import { BancoIndisponivel } from './banco.js';
 import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
@@ -17,20 +27,8 @@ import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
-const INVALID_PARAMS = -32602;
-
-export const FERRAMENTA_DE_RESERVA = 'reservar_sala';
-export const URI_DA_POLITICA = 'politica://uso';
-
 /** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
-export interface ReservaFeita {
-  readonly reserva: string;
-  readonly sala: string;
-  readonly inicio: string;
-  readonly fim: string;
-  readonly responsavel: string;
-  readonly politica: string;
-}
+export type ReservaFeita = PedidoDeReserva & { readonly reserva: string; readonly politica: string };
 
 export type Desfecho =
   | { readonly estado: 'concluida'; readonly mensagem: string; readonly reserva: ReservaFeita }
@@ -81,7 +79,7 @@ export class Ponte {
       return this.traduzir(
         taskId,
         argumentos,
-        await this.mcp.chamar(FERRAMENTA_DE_RESERVA, argumentos, traceparentFilho(trace)),
+        await this.mcp.chamar(FERRAMENTAS.reservar, argumentos, traceparentFilho(trace)),
         trace,
         politica,
       );
@@ -106,7 +104,7 @@ export class Ponte {
       await this.pausas.devolver(taskId, pausa);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
     }
-    const resposta = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
+    const resposta: ElicitResult = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
     return this.falando(async () => {
       const politica = await this.versaoDaPolitica(trace);
       const resultado = await this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), {
@@ -125,32 +123,22 @@ export class Ponte {
     trace: Trace,
     politica: string,
   ): Promise<Desfecho> {
-    if (resultado.resultType === 'input_required') {
+    if (isInputRequiredResult(resultado)) {
       const pergunta = lerPergunta(resultado, argumentos, trace);
       await this.pausas.abrir(taskId, pergunta);
       return { estado: 'pausada', mensagem: linhaDeAlternativas(pergunta.alternativas) };
     }
     if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
-    const feita = resultado.structuredContent as (Partial<ReservaFeita> & { reservado?: boolean; motivo?: string }) | undefined;
-    if (feita?.reservado !== true) {
-      return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${feita?.motivo ?? 'recusado'}).` };
-    }
-    const reserva: ReservaFeita = {
-      reserva: String(feita.reserva),
-      sala: String(feita.sala),
-      inicio: String(feita.inicio),
-      fim: String(feita.fim),
-      responsavel: String(feita.responsavel),
-      politica,
-    };
+    const reserva = lerReserva(resultado.structuredContent, politica);
+    if ('motivo' in reserva) return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${reserva.motivo}).` };
     return { estado: 'concluida', mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`, reserva };
   }
 
   /** Discovery before the first call: the tool list is the server's, not ours (cached while its ttlMs allows). */
   private async exigirFerramenta(trace: Trace): Promise<void> {
     const ferramentas = await this.mcp.ferramentas(traceparentFilho(trace));
-    if (!ferramentas.some((ferramenta) => ferramenta.name === FERRAMENTA_DE_RESERVA)) {
-      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${FERRAMENTA_DE_RESERVA}.`);
+    if (!ferramentas.some((ferramenta) => ferramenta.name === FERRAMENTAS.reservar)) {
+      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${FERRAMENTAS.reservar}.`);
     }
   }
 
@@ -160,8 +148,7 @@ export class Ponte {
    * failure by a read after it. Cached while the server's ttlMs allows.
    */
   private async versaoDaPolitica(trace: Trace): Promise<string> {
-    const texto = await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace));
-    const versao = /^versao:\s*(\S+)/.exec(texto.split('\n', 1)[0] ?? '')?.[1];
+    const versao = versaoDaPolitica(await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace)));
     if (!versao) throw new Recusa(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
     return versao;
   }
@@ -174,7 +161,8 @@ export class Ponte {
       if (erro instanceof Recusa) return falhou(erro.message);
       if (erro instanceof BancoIndisponivel) throw erro;
       if (erro instanceof ProtocolError) {
-        const dica = continuacao && erro.code === INVALID_PARAMS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
+        const dica =
+          continuacao && erro.code === ProtocolErrorCode.InvalidParams ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
       const mensagem = erro instanceof Error ? erro.message : String(erro);
@@ -187,36 +175,45 @@ export class Ponte {
 
 /**
  * The one form-mode question this agent knows how to relay: a choice of
- * `sala` among an enum (or a single const).
+ * `sala` among an enum (or a single const, or titled options). The SDK
+ * hands input_required over unvalidated, so it is checked here.
  */
-function lerPergunta(
-  resultado: Extract<ResultadoDaFerramenta, { resultType: 'input_required' }>,
-  argumentos: Record<string, unknown>,
-  trace: Trace,
-): Pergunta {
+const OpcoesDeSala = z.union([
+  z.object({ enum: z.array(z.string()).nonempty() }).transform((sala) => sala.enum),
+  z.object({ oneOf: z.array(z.object({ const: z.string() })).nonempty() }).transform((sala) => sala.oneOf.map((opcao) => opcao.const)),
+  z.object({ const: z.string() }).transform((sala) => [sala.const]),
+]);
+const PerguntaDeSala = z.object({
+  method: z.literal('elicitation/create'),
+  params: z.object({ mode: z.literal('form'), requestedSchema: z.object({ properties: z.object({ sala: OpcoesDeSala }) }) }),
+});
+
+function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, unknown>, trace: Trace): Pergunta {
   const entradas = Object.entries(resultado.inputRequests ?? {});
-  const [chave, pedido] = entradas[0] ?? [];
-  const params = (pedido as { method?: string; params?: any } | undefined)?.params;
-  const sala = params?.requestedSchema?.properties?.sala;
-  const alternativas: unknown = sala?.enum ?? (sala?.const !== undefined ? [sala.const] : undefined);
-  if (
-    entradas.length !== 1 ||
-    (pedido as { method?: string }).method !== 'elicitation/create' ||
-    params?.mode !== 'form' ||
-    !Array.isArray(alternativas) ||
-    alternativas.length === 0 ||
-    !alternativas.every((id) => typeof id === 'string') ||
-    typeof resultado.requestState !== 'string'
-  ) {
+  const [entrada] = entradas;
+  const pergunta = entradas.length === 1 ? PerguntaDeSala.safeParse(entrada?.[1]) : undefined;
+  if (!entrada || !pergunta?.success || resultado.requestState === undefined) {
     throw new Recusa('O servidor MCP fez uma pergunta que este agente nao sabe repassar.');
   }
-  return { ferramenta: FERRAMENTA_DE_RESERVA, argumentos, chave: chave!, requestState: resultado.requestState, alternativas, trace };
+  const alternativas = pergunta.data.params.requestedSchema.properties.sala;
+  return { ferramenta: FERRAMENTAS.reservar, argumentos, chave: entrada[0], requestState: resultado.requestState, alternativas, trace };
 }
 
-function textoDe(resultado: { content?: unknown }): string {
-  const blocos = Array.isArray(resultado.content) ? resultado.content : [];
-  return blocos
-    .map((bloco: { type?: string; text?: string }) => (bloco.type === 'text' ? (bloco.text ?? '') : ''))
+/** reservar_sala's structuredContent, checked against the contract: the booking made, or why none was. */
+function lerReserva(conteudo: unknown, politica: string): ReservaFeita | { motivo: string } {
+  const lido = ResultadoDaReserva.safeParse(conteudo);
+  if (!lido.success) throw new Recusa(`O servidor MCP respondeu ${FERRAMENTAS.reservar} fora do contrato: ${z.prettifyError(lido.error)}`);
+  const { reservado, reserva, sala, inicio, fim, responsavel, motivo } = lido.data;
+  if (!reservado) return { motivo: motivo ?? 'recusado' };
+  if (reserva === null || sala === null || inicio === null || fim === null || responsavel === null) {
+    throw new Recusa(`O servidor MCP respondeu ${FERRAMENTAS.reservar} com uma reserva incompleta.`);
+  }
+  return { reserva, sala, inicio, fim, responsavel, politica };
+}
+
+function textoDe(resultado: CallToolResult): string {
+  return resultado.content
+    .map((bloco) => (bloco.type === 'text' ? bloco.text : ''))
     .filter(Boolean)
     .join('\n');
 }

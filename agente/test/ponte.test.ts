@@ -11,17 +11,35 @@ import { novoTrace } from '../src/trace.js';
 const PEDIDO = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty';
 const POLITICA = 'versao: 2026-11-01\n\n- regras\n';
 
-const pausa = (alternativas: unknown, extra: Record<string, unknown> = {}): ResultadoDaFerramenta => ({
+/** An input_required as the MCP SDK types it: a choice of `sala` among `alternativas`. */
+const pausa = (alternativas: string[], requestState = 'estado-opaco'): ResultadoDaFerramenta => ({
   resultType: 'input_required',
   inputRequests: {
     chave_do_servidor: {
       method: 'elicitation/create',
-      params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { sala: alternativas }, required: ['sala'] } },
+      params: {
+        mode: 'form',
+        message: 'm',
+        requestedSchema: { type: 'object', properties: { sala: { type: 'string', enum: alternativas } }, required: ['sala'] },
+      },
     },
   },
-  requestState: 'estado-opaco',
-  ...extra,
+  requestState,
 });
+/** A question outside the SDK's types, as another server could send it: the bridge must check it at run time. */
+const perguntaDoFio = (sala: object): ResultadoDaFerramenta =>
+  JSON.parse(
+    JSON.stringify({
+      resultType: 'input_required',
+      inputRequests: {
+        chave_do_servidor: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { sala } } },
+        },
+      },
+      requestState: 'estado-opaco',
+    }),
+  ) as ResultadoDaFerramenta;
 const reservada = (sala: string): ResultadoDaFerramenta => ({
   content: [],
   structuredContent: {
@@ -105,18 +123,28 @@ describe('Ponte', () => {
     });
   });
 
-  it('input_required pauses with the enum in order; a const counts as one alternative', async () => {
-    for (const [sala, linha] of [
-      [{ type: 'string', enum: ['sala-fusca', 'sala-mirante'] }, 'alternativas: sala-fusca, sala-mirante'],
-      [{ type: 'string', const: 'sala-mirante' }, 'alternativas: sala-mirante'],
+  it('input_required pauses with the enum in order; a const, or titled options, count as alternatives', async () => {
+    for (const [resultado, linha] of [
+      [pausa(['sala-fusca', 'sala-mirante']), 'alternativas: sala-fusca, sala-mirante'],
+      [perguntaDoFio({ type: 'string', const: 'sala-mirante' }), 'alternativas: sala-mirante'],
+      [
+        perguntaDoFio({
+          type: 'string',
+          oneOf: [
+            { const: 'sala-fusca', title: 'Fusca' },
+            { const: 'sala-mirante', title: 'Mirante' },
+          ],
+        }),
+        'alternativas: sala-fusca, sala-mirante',
+      ],
     ] as const) {
-      const { ponte } = montar([pausa(sala)]);
+      const { ponte } = montar([resultado]);
       assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace()), { estado: 'pausada', mensagem: linha });
     }
   });
 
   it('the answer repeats the original call with inputResponses under the same key and the state unchanged', async () => {
-    const { mcp, ponte } = montar([pausa({ type: 'string', enum: ['sala-fusca', 'sala-mirante'] }), reservada('sala-mirante')]);
+    const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
     const trace = novoTrace();
     await ponte.atender('t', PEDIDO, trace);
     const desfecho = await responder(ponte, 't', 'escolha=sala-mirante');
@@ -132,8 +160,20 @@ describe('Ponte', () => {
 
   it('recusar declines and cancels', async () => {
     const { mcp, ponte } = montar([
-      pausa({ enum: ['sala-fusca'] }),
-      { content: [], structuredContent: { reservado: false, motivo: 'recusado' } },
+      pausa(['sala-fusca']),
+      {
+        content: [],
+        structuredContent: {
+          reserva: null,
+          reservado: false,
+          sala: null,
+          inicio: null,
+          fim: null,
+          responsavel: null,
+          politica: null,
+          motivo: 'recusado',
+        },
+      },
     ]);
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
@@ -141,7 +181,7 @@ describe('Ponte', () => {
   });
 
   it('a choice outside the list, or other text, repeats the question without calling MCP, keeping the pause as it was', async () => {
-    const { mcp, ponte, pausas } = montar([pausa({ enum: ['sala-fusca', 'sala-mirante'] })]);
+    const { mcp, ponte, pausas } = montar([pausa(['sala-fusca', 'sala-mirante'])]);
     await ponte.atender('t', PEDIDO, novoTrace());
     const antes = await pausas.tomar('t');
     await pausas.devolver('t', antes!.pausa);
@@ -153,11 +193,7 @@ describe('Ponte', () => {
   });
 
   it('a retry answered with input_required pauses again with the new list and state', async () => {
-    const { mcp, ponte } = montar([
-      pausa({ enum: ['sala-fusca', 'sala-mirante'] }),
-      pausa({ enum: ['sala-mirante'] }, { requestState: 'estado-2' }),
-      reservada('sala-mirante'),
-    ]);
+    const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), pausa(['sala-mirante'], 'estado-2'), reservada('sala-mirante')]);
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
     await responder(ponte, 't', 'escolha=sala-mirante');
@@ -165,7 +201,7 @@ describe('Ponte', () => {
   });
 
   it('two answers racing past the Task turn: only one takes the pause and reaches MCP', async () => {
-    const { mcp, ponte } = montar([pausa({ enum: ['a', 'b'] }), reservada('a')]);
+    const { mcp, ponte } = montar([pausa(['a', 'b']), reservada('a')]);
     await ponte.atender('t', PEDIDO, novoTrace());
     tomadas = 0;
     const desfechos = await Promise.all([responder(ponte, 't', 'escolha=a'), responder(ponte, 't', 'escolha=b')]);
@@ -176,12 +212,7 @@ describe('Ponte', () => {
   });
 
   it('paused state is per Task', async () => {
-    const { mcp, ponte } = montar([
-      pausa({ enum: ['a'] }, { requestState: 'sa' }),
-      pausa({ enum: ['b'] }, { requestState: 'sb' }),
-      reservada('b'),
-      reservada('a'),
-    ]);
+    const { mcp, ponte } = montar([pausa(['a'], 'sa'), pausa(['b'], 'sb'), reservada('b'), reservada('a')]);
     await ponte.atender('A', PEDIDO, novoTrace());
     await ponte.atender('B', PEDIDO, novoTrace());
     await responder(ponte, 'B', 'escolha=b');
@@ -193,7 +224,7 @@ describe('Ponte', () => {
   });
 
   it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
-    const { ponte, pausas } = montar([pausa({ enum: ['a'] }), new TypeError('fetch failed')]);
+    const { ponte, pausas } = montar([pausa(['a']), new TypeError('fetch failed')]);
     await ponte.atender('t', PEDIDO, novoTrace());
     const desfecho = await responder(ponte, 't', 'escolha=a');
     assert.equal(desfecho.estado, 'falhou');
@@ -201,8 +232,15 @@ describe('Ponte', () => {
     assert.equal(await pausas.tomar('t'), undefined);
   });
 
+  it('a booking result outside the contract fails the Task instead of inventing a booking', async () => {
+    const { ponte } = montar([{ content: [], structuredContent: { reservado: true, sala: 7 } }]);
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    assert.equal(desfecho.estado, 'falhou');
+    assert.match(desfecho.mensagem, /^O servidor MCP respondeu reservar_sala fora do contrato/);
+  });
+
   it('an elicitation it cannot relay fails instead of guessing', async () => {
-    const { ponte } = montar([pausa({ type: 'string' })]);
+    const { ponte } = montar([perguntaDoFio({ type: 'string' })]);
     assert.equal((await ponte.atender('t', PEDIDO, novoTrace())).estado, 'falhou');
   });
 });
@@ -210,7 +248,7 @@ describe('Ponte', () => {
 describe('Ponte and the pause lifetime', () => {
   it('an answer after the pause expired ends the Task with "send it again", without calling MCP', async () => {
     let agora = 0;
-    const mcp = new McpFalso([pausa({ enum: ['sala-fusca'] })]);
+    const mcp = new McpFalso([pausa(['sala-fusca'])]);
     const pausas = new PausasLimitadas(
       new PausasEmMemoria(),
       { maxPausadas: 10, validadeMs: 600_000 },

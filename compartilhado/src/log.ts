@@ -6,6 +6,34 @@ export function campo(valor: unknown): string {
   return /^[\x21-\x7e]{1,200}$/.test(texto) ? texto : JSON.stringify(texto.slice(0, 200));
 }
 
+/** One log line's fields, `chave=valor`, every value through campo(). */
+export function campos(pares: Record<string, unknown>): string {
+  return Object.entries(pares)
+    .map(([chave, valor]) => `${chave}=${campo(valor)}`)
+    .join(' ');
+}
+
+/** A parsed JSON value read as an object, or undefined: for walking bodies of unknown shape into log fields. */
+export function objeto(valor: unknown): Record<string, unknown> | undefined {
+  return typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Record<string, unknown>) : undefined;
+}
+
+/**
+ * What an MCP request body says of itself, as log fields: method, id (as
+ * JSON, so "3" and 3 differ), tool name or resource URI, and traceparent.
+ * Never the arguments or the requestState.
+ */
+export function camposDoPedidoMcp(corpo: unknown): Record<string, unknown> {
+  const pedido = objeto(corpo);
+  const params = objeto(pedido?.params);
+  return {
+    metodo: pedido?.method ?? '-',
+    id: JSON.stringify(pedido?.id ?? null),
+    nome: params?.name ?? params?.uri ?? '-',
+    traceparent: objeto(params?._meta)?.traceparent ?? '-',
+  };
+}
+
 /**
  * The outcome of a JSON-RPC response body: `erro <code>`, the result's
  * `resultType` (with `isError`), or `-`. Read with patterns, not a parse:

@@ -5,7 +5,7 @@
  */
 import {
   escolherAlternativas,
-  mensagens,
+  motivos,
   validar,
   type DadosDaReserva,
   type Intervalo,
@@ -49,7 +49,9 @@ export class Agenda {
     if (reserva) return { tipo: 'reservada', reserva };
     const ocupadas = await this.reservas.ocupadas([...this.salas.keys()], intervalo);
     const alternativas = escolherAlternativas(this.salas.values(), pedida, (candidata) => !ocupadas.has(candidata.id));
-    return alternativas.length > 0 ? { tipo: 'ocupada', alternativas } : { tipo: 'erro', erro: mensagens(this.politica).semAlternativas };
+    return alternativas.length > 0
+      ? { tipo: 'ocupada', alternativas }
+      : { tipo: 'recusada', motivo: motivos(this.politica).semAlternativas };
   }
 
   fechar(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PedidoDeReserva, Sala } from 'compartilhado/contrato';
 import * as z from 'zod';
 import { Agenda } from './agenda.js';
 import { lerPolitica } from './dominio/politica.js';
@@ -12,10 +13,8 @@ import { lerSemente } from './dominio/regras.js';
 import { ReservasEmMemoria } from './reservas/memoria.js';
 import { ReservasNoPostgres } from './reservas/postgres.js';
 
-const Salas = z.array(
-  z.object({ id: z.string(), nome: z.string(), capacidade: z.number().int().positive(), recursos: z.array(z.string()) }),
-);
-const Reservas = z.array(z.object({ id: z.string(), sala: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() }));
+const Salas = z.array(Sala);
+const Reservas = z.array(PedidoDeReserva.extend({ id: z.string() }));
 
 export interface OpcoesDaAgenda {
   readonly pastaDeDados: string;
@@ -29,10 +28,11 @@ export async function abrirAgenda({ pastaDeDados, banco, aoPerderConexao = () =>
   const ler = (arquivo: string) => readFileSync(join(pastaDeDados, arquivo), 'utf8');
   const salas = new Map(Salas.parse(JSON.parse(ler('salas.json'))).map((sala) => [sala.id, sala]));
   const politica = lerPolitica(ler('politica-de-uso.md'));
+  if (!politica.ok) throw new Error(politica.motivo);
   const semente = lerSemente(salas, Reservas.parse(JSON.parse(ler('reservas.json'))));
   if (!semente.ok) throw new Error(`reservas.json: ${semente.motivo}`);
   const reservas = banco
     ? await ReservasNoPostgres.abrir(banco, semente.ocupacoes, aoPerderConexao)
     : new ReservasEmMemoria(semente.ocupacoes);
-  return new Agenda(salas, politica, reservas);
+  return new Agenda(salas, politica.politica, reservas);
 }

@@ -5,7 +5,8 @@
  */
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { CAMINHO } from './http.js';
-import { IDENTIDADE, VERSAO_MCP } from './servidor.js';
+import { REVISAO_MCP } from 'compartilhado/contrato';
+import { IDENTIDADE } from './servidor.js';
 
 export const CAMINHO_DO_SERVER_CARD = '/.well-known/mcp/server-card.json';
 export const LINK_DO_SERVER_CARD = `<${CAMINHO_DO_SERVER_CARD}>; rel="mcp"`;
@@ -17,14 +18,14 @@ async function listar(handler: McpHttpHandler, metodo: 'tools/list' | 'resources
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': VERSAO_MCP,
+        'mcp-protocol-version': REVISAO_MCP,
         'mcp-method': metodo,
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: `server-card-${metodo}`,
         method: metodo,
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO_MCP, 'io.modelcontextprotocol/clientCapabilities': {} } },
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': REVISAO_MCP, 'io.modelcontextprotocol/clientCapabilities': {} } },
       }),
     }),
   );
@@ -38,7 +39,7 @@ export async function criarServerCard(handler: McpHttpHandler) {
   return {
     $schema: 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json',
     version: '1.0',
-    protocolVersion: VERSAO_MCP,
+    protocolVersion: REVISAO_MCP,
     serverInfo: { name: IDENTIDADE.name, title: 'Central de Salas da Hill Valley Tech', version: IDENTIDADE.version },
     description:
       'Salas de reuniao da Hill Valley Tech: lista as salas, consulta disponibilidade e reserva. ' +

@@ -6,13 +6,11 @@
  * retry still works after a restart.
  */
 import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { Pedido } from './dominio/regras.js';
-
-export const FERRAMENTA_COM_PAUSA = 'reservar_sala';
+import type { PedidoDeReserva } from 'compartilhado/contrato';
 
 /** What reservar_sala seals when it asks for a choice: the whole request and what was offered. */
 export interface EstadoReserva {
-  readonly pedido: Pedido & { readonly responsavel: string };
+  readonly pedido: PedidoDeReserva;
   readonly alternativas: readonly string[];
 }
 

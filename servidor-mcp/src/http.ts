@@ -4,8 +4,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { campo, resultadoJsonRpc } from 'compartilhado/log';
+import { isLegacyRequest, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
+import { campo, campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 
@@ -42,12 +43,12 @@ function comFalhasDoBanco(handler: McpHttpHandler): McpHttpHandler['fetch'] {
     const resposta = await handler.fetch(pedido, opcoes);
     const registro = registroAtual.getStore();
     if (!registro?.indisponivel) return resposta;
-    return Response.json({ jsonrpc: '2.0', id: registro.id ?? null, error: { code: -32603, message: registro.indisponivel.message } });
+    return Response.json(erroJsonRpc(registro.id, ProtocolErrorCode.InternalError, registro.indisponivel.message));
   };
 }
 
 function responderErro(res: ServerResponse, status: number, codigo: number, mensagem: string, id: unknown = null): Registro {
-  const corpo = JSON.stringify({ jsonrpc: '2.0', id, error: { code: codigo, message: mensagem } });
+  const corpo = JSON.stringify(erroJsonRpc(id, codigo, mensagem));
   res.writeHead(status, { 'content-type': 'application/json' }).end(corpo);
   return { status, corpo };
 }
@@ -106,22 +107,15 @@ const objeto = (valor: unknown): Json | undefined =>
   typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Json) : undefined;
 
 const temAlegacaoDeVersao = (pedido: unknown) =>
-  typeof objeto(objeto(objeto(pedido)?.params)?._meta)?.['io.modelcontextprotocol/protocolVersion'] === 'string';
+  typeof objeto(objeto(objeto(pedido)?.params)?._meta)?.[PROTOCOL_VERSION_META_KEY] === 'string';
 
 function resumo(pedido: unknown, registro: Registro): string {
-  const corpo = objeto(pedido);
-  const params = objeto(corpo?.params);
-  const meta = objeto(params?._meta);
-  const campos = [
-    `metodo=${campo(corpo?.method ?? '-')}`,
-    `id=${JSON.stringify(corpo?.id ?? null)}`,
-    `nome=${campo(params?.name ?? params?.uri ?? '-')}`,
-    `traceparent=${campo(meta?.traceparent ?? '-')}`,
-    `http=${registro.status}`,
-    `resultado=${resultadoJsonRpc(registro.corpo)}`,
-  ];
-  if (registro.motivo) campos.push(`motivo=${JSON.stringify(registro.motivo)}`);
-  return campos.join(' ');
+  return campos({
+    ...camposDoPedidoMcp(pedido),
+    http: registro.status,
+    resultado: resultadoJsonRpc(registro.corpo),
+    ...(registro.motivo ? { motivo: registro.motivo } : {}),
+  });
 }
 
 /** Public JSON documents served beside /mcp (path -> body) with CORS, and the Link header announcing them. */
@@ -154,7 +148,11 @@ export function criarAtendimento(
             .end(req.method === 'GET' ? documento : undefined);
           return void (registro.status = 200);
         }
-        if (caminho !== CAMINHO) return Object.assign(registro, responderErro(res, 404, -32600, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
+        if (caminho !== CAMINHO)
+          return Object.assign(
+            registro,
+            responderErro(res, 404, ProtocolErrorCode.InvalidRequest, `Nada aqui: o endpoint MCP e ${CAMINHO}`),
+          );
         // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
         if (!origemPermitida(req, res)) return void (registro.status = 403);
         if (req.method !== 'POST') return sdk(req, gravador(res, registro));
@@ -163,20 +161,28 @@ export function criarAtendimento(
           texto = await lerCorpo(req, limiteDoCorpo);
         } catch (erro) {
           if (erro instanceof CorpoGrandeDemais) {
-            return Object.assign(registro, responderErro(res, 413, -32600, `Corpo acima do limite de ${limiteDoCorpo} bytes`));
+            return Object.assign(
+              registro,
+              responderErro(res, 413, ProtocolErrorCode.InvalidRequest, `Corpo acima do limite de ${limiteDoCorpo} bytes`),
+            );
           }
           throw erro;
         }
         try {
           pedido = JSON.parse(texto);
         } catch {
-          return Object.assign(registro, responderErro(res, 400, -32700, 'Parse error: o corpo nao e JSON valido'));
+          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
         }
         registro.id = objeto(pedido)?.id;
         if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
           return Object.assign(
             registro,
-            responderErro(res, 400, -32600, `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`),
+            responderErro(
+              res,
+              400,
+              ProtocolErrorCode.InvalidRequest,
+              `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`,
+            ),
           );
         }
         // The SDK answers a request without the envelope as an unsupported
@@ -188,8 +194,8 @@ export function criarAtendimento(
             responderErro(
               res,
               400,
-              -32602,
-              'Invalid params: _meta sem io.modelcontextprotocol/protocolVersion (esta rota atende so a revisao 2026-07-28)',
+              ProtocolErrorCode.InvalidParams,
+              `Invalid params: _meta sem ${PROTOCOL_VERSION_META_KEY} (esta rota atende so a revisao ${REVISAO_MCP})`,
               registro.id ?? null,
             ),
           );
@@ -199,7 +205,7 @@ export function criarAtendimento(
       .catch((erro: unknown) => {
         // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
         registro.motivo = erro instanceof Error ? erro.message : String(erro);
-        if (!res.headersSent) Object.assign(registro, responderErro(res, 500, -32603, 'Internal error'));
+        if (!res.headersSent) Object.assign(registro, responderErro(res, 500, ProtocolErrorCode.InternalError, 'Internal error'));
         else res.end();
       });
     log(

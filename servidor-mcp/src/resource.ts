@@ -1,7 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
+import { URI_DA_POLITICA } from 'compartilhado/contrato';
 import type { Politica } from './dominio/politica.js';
-
-export const URI_DA_POLITICA = 'politica://uso';
 
 export function registrarPolitica(servidor: McpServer, politica: Politica, cacheMs: number): void {
   servidor.registerResource(

@@ -11,8 +11,6 @@ import { registrarFerramentas } from './tools.js';
 /** How long clients may reuse tools/list and the policy text. */
 export const CACHE_MS = 60_000;
 
-export const VERSAO_MCP = '2026-07-28';
-
 export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as const;
 
 export interface Dependencias {

@@ -12,61 +12,31 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { CamposDoPedido, Disponibilidade, FERRAMENTAS, ListaDeSalas, PedidoDeReserva, ResultadoDaReserva } from 'compartilhado/contrato';
 import * as z from 'zod';
 import type { Agenda } from './agenda.js';
-import type { Intervalo, Reserva, Resultado, Sala } from './dominio/regras.js';
+import type { Intervalo, Motivo, Reserva, Resultado, Sala } from './dominio/regras.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 import { esquemaFixo } from './esquema.js';
-import { FERRAMENTA_COM_PAUSA, type EstadoReserva } from './estado.js';
+import type { EstadoReserva } from './estado.js';
 
 /** The inputRequests key; the client must send its answer back under the same one. */
 export const CHAVE_DA_ESCOLHA = 'escolha_de_sala';
 
-const texto = (max: number) => z.string().max(max);
-const campos = {
-  sala: texto(100).describe('Id da sala, por exemplo sala-garagem'),
-  inicio: texto(64).describe('Inicio em ISO 8601 com fuso, por exemplo 2026-11-03T14:00:00-03:00'),
-  fim: texto(64).describe('Fim em ISO 8601 com fuso, por exemplo 2026-11-03T15:00:00-03:00'),
-  responsavel: texto(200).min(1).describe('Quem reserva'),
-};
-
 // Built once at load: zod compiles each schema object on first use, and the
-// server instance is rebuilt per request.
-const ConsultaIn = esquemaFixo(z.object({ sala: campos.sala, inicio: campos.inicio, fim: campos.fim }));
-const ReservaIn = esquemaFixo(z.object(campos));
-const SalaOut = z.object({
-  id: z.string(),
-  nome: z.string(),
-  capacidade: z.number().int(),
-  recursos: z.array(z.string()),
-});
-const ListaDeSalas = esquemaFixo(z.object({ salas: z.array(SalaOut) }));
-const Disponibilidade = esquemaFixo(
-  z.object({
-    sala: z.string(),
-    livre: z.boolean(),
-    conflitos: z.array(z.object({ id: z.string(), inicio: z.string(), fim: z.string(), responsavel: z.string() })),
-  }),
-);
-const ReservaOut = esquemaFixo(
-  z.object({
-    reserva: z.string().nullable(),
-    reservado: z.boolean(),
-    sala: z.string().nullable(),
-    inicio: z.string().nullable(),
-    fim: z.string().nullable(),
-    responsavel: z.string().nullable(),
-    politica: z.string().nullable(),
-    motivo: z.string().nullable(),
-  }),
-);
+// server instance is rebuilt per request. The shapes are the contract's.
+const ConsultaIn = esquemaFixo(z.object({ sala: CamposDoPedido.sala, inicio: CamposDoPedido.inicio, fim: CamposDoPedido.fim }));
+const ReservaIn = esquemaFixo(PedidoDeReserva);
+const ListaDeSalasOut = esquemaFixo(ListaDeSalas);
+const DisponibilidadeOut = esquemaFixo(Disponibilidade);
+const ReservaOut = esquemaFixo(ResultadoDaReserva);
 
-function completo<T extends Record<string, unknown>>(dados: T): CallToolResult {
+function completo<T extends object>(dados: T): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
 }
 
-function erro(mensagem: string): CallToolResult {
-  return { content: [{ type: 'text', text: mensagem }], isError: true };
+function recusa(motivo: Motivo): CallToolResult {
+  return { content: [{ type: 'text', text: motivo.mensagem }], isError: true };
 }
 
 /**
@@ -95,26 +65,26 @@ export function registrarFerramentas(
   const versao = agenda.politica.versao;
 
   servidor.registerTool(
-    'listar_salas',
+    FERRAMENTAS.listar,
     {
       description: 'Lista todas as salas com capacidade e recursos.',
-      outputSchema: ListaDeSalas,
+      outputSchema: ListaDeSalasOut,
       annotations: { readOnlyHint: true },
     },
     () => completo({ salas: [...agenda.salas.values()] }),
   );
 
   servidor.registerTool(
-    'consultar_disponibilidade',
+    FERRAMENTAS.consultar,
     {
       description: 'Diz se uma sala esta livre no intervalo, e quais reservas conflitam.',
       inputSchema: ConsultaIn,
-      outputSchema: Disponibilidade,
+      outputSchema: DisponibilidadeOut,
       annotations: { readOnlyHint: true },
     },
     relatarIndisponibilidade(aoFalhar, async (pedido) => {
       const validacao = agenda.validar(pedido);
-      if (!validacao.ok) return erro(validacao.erro);
+      if (!validacao.ok) return recusa(validacao.motivo);
       const conflitos = (await agenda.conflitos(validacao.sala.id, validacao.intervalo)).map(({ id, inicio, fim, responsavel }) => ({
         id,
         inicio,
@@ -126,7 +96,7 @@ export function registrarFerramentas(
   );
 
   const reservada = (reserva: Reserva) =>
-    completo({
+    completo<ResultadoDaReserva>({
       reserva: reserva.id,
       reservado: true,
       sala: reserva.sala,
@@ -138,7 +108,16 @@ export function registrarFerramentas(
     });
 
   const naoReservada = (motivo: string) =>
-    completo({ reserva: null, reservado: false, sala: null, inicio: null, fim: null, responsavel: null, politica: null, motivo });
+    completo<ResultadoDaReserva>({
+      reserva: null,
+      reservado: false,
+      sala: null,
+      inicio: null,
+      fim: null,
+      responsavel: null,
+      politica: null,
+      motivo,
+    });
 
   const pedirEscolha = async (pedido: EstadoReserva['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
     inputRequired({
@@ -163,8 +142,8 @@ export function registrarFerramentas(
         return reservada(resultado.reserva);
       case 'ocupada':
         return pedirEscolha(pedido, resultado.alternativas, ctx);
-      case 'erro':
-        return erro(resultado.erro);
+      case 'recusada':
+        return recusa(resultado.motivo);
     }
   };
 
@@ -174,7 +153,7 @@ export function registrarFerramentas(
     if (resposta.kind === 'elicit' && resposta.action === 'decline') return naoReservada('recusado');
     if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
     const validacao = agenda.validar(estado.pedido);
-    if (!validacao.ok) return erro(validacao.erro);
+    if (!validacao.ok) return recusa(validacao.motivo);
     const sala = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA)?.sala;
     // A missing answer or a room that was not offered books nothing: ask again.
     if (typeof sala !== 'string' || !estado.alternativas.includes(sala)) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
@@ -186,7 +165,7 @@ export function registrarFerramentas(
     agenda.reservar(sala, intervalo, { inicio: pedido.inicio, fim: pedido.fim, responsavel: pedido.responsavel }, pedida);
 
   servidor.registerTool(
-    FERRAMENTA_COM_PAUSA,
+    FERRAMENTAS.reservar,
     {
       description: 'Reserva uma sala. Se o intervalo estiver ocupado, pergunta qual alternativa usar.',
       inputSchema: ReservaIn,
@@ -197,7 +176,7 @@ export function registrarFerramentas(
       const estado = ctx.mcpReq.requestState<EstadoReserva>();
       if (estado) return continuar(estado, ctx);
       const validacao = agenda.validar(pedido);
-      if (!validacao.ok) return erro(validacao.erro);
+      if (!validacao.ok) return recusa(validacao.motivo);
       return responder(await reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala), pedido, ctx);
     }),
   );

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { escolherAlternativas, idDaReserva, lerSemente, numeroDaReserva, validar, type Sala } from '../src/dominio/regras.js';
+import { escolherAlternativas, idDaReserva, lerSemente, numeroDaReserva, validar, type Motivo } from '../src/dominio/regras.js';
 import { lerInstante, msDoDiaLocal } from '../src/dominio/horario.js';
 import { lerPolitica } from '../src/dominio/politica.js';
-
-const dados = new URL('../../dados/', import.meta.url);
-const ler = (arquivo: string) => readFileSync(new URL(arquivo, dados), 'utf8');
-const politica = lerPolitica(ler('politica-de-uso.md'));
-const salas: Sala[] = JSON.parse(ler('salas.json'));
+import { listaDeSalas as salas, lerDados, politica, reservasIniciais } from '../../scripts/dados.js';
 
 const JANELA = 'Fora da janela de uso: a politica permite reservas entre 08:00 e 20:00';
 const DURACAO = 'Duracao acima do limite: a politica permite no maximo 2 horas';
@@ -22,9 +17,22 @@ describe('politica', () => {
     assert.equal(politica.deslocamentoMin, -180);
     assert.equal(politica.duracaoMaximaHoras, 2);
   });
-  it('refuses a text without the version on its first line', () => {
-    assert.throws(() => lerPolitica('sem versao'), /versao/);
-    assert.throws(() => lerPolitica('titulo\nversao: 1\nentre 08:00 e 20:00 (-03:00) maxima de 2 horas'), /primeira linha/);
+  it('says what a text lacks, as a value, never by throwing', () => {
+    const completa = lerDados('politica-de-uso.md');
+    assert.deepEqual(lerPolitica('sem versao'), { ok: false, motivo: 'politica-de-uso.md: nao encontrei a primeira linha "versao: ..."' });
+    assert.equal(lerPolitica(`titulo\n${completa}`).ok, false, 'the version must be on the first line');
+    assert.deepEqual(lerPolitica(completa.replace('08:00', '8h')), {
+      ok: false,
+      motivo: 'politica-de-uso.md: nao encontrei a janela "entre HH:MM e HH:MM"',
+    });
+    assert.deepEqual(lerPolitica(completa.replace('(-03:00)', '')), {
+      ok: false,
+      motivo: 'politica-de-uso.md: nao encontrei o fuso "(+-HH:MM)"',
+    });
+    assert.deepEqual(lerPolitica(completa.replace('maxima de 2 horas', 'curta')), {
+      ok: false,
+      motivo: 'politica-de-uso.md: nao encontrei a "Duracao maxima de N horas"',
+    });
   });
 });
 
@@ -59,12 +67,17 @@ describe('horario', () => {
 
 describe('validar', () => {
   const porId = new Map(salas.map((sala) => [sala.id, sala]));
-  const erro = (sala: string, inicio: string, fim: string) => {
+  const recusa = (sala: string, inicio: string, fim: string): Motivo | undefined => {
     const v = validar(politica, porId, { sala, inicio, fim });
-    return v.ok ? undefined : v.erro;
+    return v.ok ? undefined : v.motivo;
   };
-  it('names an unknown room first', () => {
-    assert.equal(erro('sala-delorean', 'x', 'y'), 'Sala inexistente: sala-delorean');
+  const erro = (sala: string, inicio: string, fim: string) => recusa(sala, inicio, fim)?.mensagem;
+  it('names an unknown room first, with a code to branch on', () => {
+    assert.deepEqual(recusa('sala-delorean', 'x', 'y'), { codigo: 'sala-inexistente', mensagem: 'Sala inexistente: sala-delorean' });
+    assert.equal(recusa('sala-aquario', '2026-11-03T09:00:00-03:00', '2026-11-03T09:00:00-03:00')?.codigo, 'intervalo-invalido');
+    assert.equal(recusa('sala-aquario', '2026-11-03T07:00:00-03:00', '2026-11-03T09:00:00-03:00')?.codigo, 'fora-da-janela');
+    assert.equal(recusa('sala-aquario', '2026-11-03T09:00:00-03:00', '2026-11-03T12:00:00-03:00')?.codigo, 'duracao-acima-do-limite');
+    assert.equal(recusa('sala-aquario', 'x', '2026-11-03T12:00:00-03:00')?.codigo, 'instante-invalido');
   });
   it('says which timestamp is not ISO 8601 with an offset', () => {
     assert.match(erro('sala-aquario', '2026-11-03T09:00:00', '2026-11-03T10:00:00-03:00')!, /^Data\/hora invalida em inicio/);
@@ -101,7 +114,7 @@ describe('initial bookings and ids', () => {
   const reserva = (id: string, inicio: string, fim: string, sala = 'sala-garagem') => ({ id, sala, inicio, fim, responsavel: 'x' });
 
   it('reads the data file into intervals', () => {
-    const semente = lerSemente(porId, JSON.parse(ler('reservas.json')));
+    const semente = lerSemente(porId, reservasIniciais);
     assert.ok(semente.ok);
     assert.deepEqual(
       semente.ocupacoes.map((o) => [o.reserva.id, o.fim - o.inicio]),

@@ -226,7 +226,7 @@ describe('RESERVAS_DB: the database goes away while the server runs', () => {
         assert.deepEqual(resposta.corpo.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });
         assert.equal(resposta.corpo.id === null, false, 'the error answers the request by its id');
       }
-      const linha = await mcp!.esperarLinha(/resultado=erro -32603 motivo="Banco de reservas indisponivel/);
+      const linha = await mcp!.esperarLinha(/resultado="erro -32603" motivo="Banco de reservas indisponivel/);
       assert.match(linha, /metodo=tools\/call/);
       await proprio.ligar();
       const depois = resultado(await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'));

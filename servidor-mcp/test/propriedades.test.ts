@@ -1,21 +1,14 @@
 /** Properties of the room rules over arbitrary sequences of requests (fast-check). */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import fc from 'fast-check';
 import { Agenda } from '../src/agenda.js';
-import { lerSemente, sobrepoe, type Reserva, type Sala } from '../src/dominio/regras.js';
+import { sobrepoe, type Reserva } from '../src/dominio/regras.js';
 import { ReservasEmMemoria } from '../src/reservas/memoria.js';
 import { lerInstante } from '../src/dominio/horario.js';
-import { lerPolitica } from '../src/dominio/politica.js';
+import { listaDeSalas as salas, ocupacoesIniciais, politica, reservasIniciais as iniciais, salas as porId } from '../../scripts/dados.js';
 
-const ler = (arquivo: string) => readFileSync(new URL(`../../dados/${arquivo}`, import.meta.url), 'utf8');
-const politica = lerPolitica(ler('politica-de-uso.md'));
-const salas: Sala[] = JSON.parse(ler('salas.json'));
-const iniciais: Reserva[] = JSON.parse(ler('reservas.json'));
-const porId = new Map(salas.map((sala) => [sala.id, sala]));
-const semente = lerSemente(porId, iniciais);
-const novaAgenda = () => new Agenda(porId, politica, new ReservasEmMemoria(semente.ok ? semente.ocupacoes : []));
+const novaAgenda = () => new Agenda(porId, politica, new ReservasEmMemoria(ocupacoesIniciais));
 
 /** Requests on two days, on a 15-minute grid, in three offsets: plenty of collisions and edges. */
 const pedido = fc.record({
@@ -87,7 +80,11 @@ it('a taken room offers the first three free rooms of at least its capacity, by 
         .slice(0, 3);
       const resultado = await agenda.reservar(v.sala, v.intervalo, { inicio: 'i', fim: 'f', responsavel: 'x' });
       if (livres.has(v.sala.id)) assert.equal(resultado.tipo, 'reservada');
-      else if (elegiveis.length === 0) assert.deepEqual(resultado, { tipo: 'erro', erro: 'Sem alternativas disponiveis no intervalo' });
+      else if (elegiveis.length === 0)
+        assert.deepEqual(resultado, {
+          tipo: 'recusada',
+          motivo: { codigo: 'sem-alternativas', mensagem: 'Sem alternativas disponiveis no intervalo' },
+        });
       else assert.deepEqual(resultado, { tipo: 'ocupada', alternativas: elegiveis });
     }),
     { numRuns: 300 },

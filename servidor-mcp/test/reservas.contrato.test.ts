@@ -4,22 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Agenda } from '../src/agenda.js';
 import { lerInstante } from '../src/dominio/horario.js';
-import { lerPolitica } from '../src/dominio/politica.js';
-import { lerSemente, type Reserva, type Sala } from '../src/dominio/regras.js';
 import { ReservasEmMemoria } from '../src/reservas/memoria.js';
 import { ReservasNoPostgres } from '../src/reservas/postgres.js';
 import type { Reservas } from '../src/reservas/reservas.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
-
-const ler = (arquivo: string) => readFileSync(new URL(`../../dados/${arquivo}`, import.meta.url), 'utf8');
-const salas = new Map((JSON.parse(ler('salas.json')) as Sala[]).map((sala) => [sala.id, sala]));
-const politica = lerPolitica(ler('politica-de-uso.md'));
-const semente = lerSemente(salas, JSON.parse(ler('reservas.json')) as Reserva[]);
-if (!semente.ok) throw new Error(semente.motivo);
+import { ocupacoesIniciais, politica, salas } from '../../scripts/dados.js';
 
 const intervalo = (inicio: string, fim: string) => ({ inicio: lerInstante(inicio)!, fim: lerInstante(fim)! });
 const as = (dia: string, hora: string) => `${dia}T${hora}:00-03:00`;
@@ -39,13 +31,13 @@ before(async () => {
 after(() => postgres.parar());
 
 const motores: [string, () => Promise<Reservas>][] = [
-  ['ReservasEmMemoria', async () => new ReservasEmMemoria(semente.ocupacoes)],
+  ['ReservasEmMemoria', async () => new ReservasEmMemoria(ocupacoesIniciais)],
   [
     'ReservasNoPostgres',
     async () =>
       ReservasNoPostgres.abrir(
         await postgres.novoBanco(`contrato_${randomUUID().replaceAll('-', '')}`),
-        semente.ocupacoes,
+        ocupacoesIniciais,
         () => undefined,
       ),
   ],
@@ -156,8 +148,8 @@ for (const [nome, abrir] of motores) {
         assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), { tipo: 'ocupada', alternativas: ['sala-mirante'] });
         assert.equal((await agenda.reservar(sala('sala-mirante'), i, pedido)).tipo, 'reservada');
         assert.deepEqual(await agenda.reservar(sala('sala-mirante'), i, pedido), {
-          tipo: 'erro',
-          erro: 'Sem alternativas disponiveis no intervalo',
+          tipo: 'recusada',
+          motivo: { codigo: 'sem-alternativas', mensagem: 'Sem alternativas disponiveis no intervalo' },
         });
       }),
     );

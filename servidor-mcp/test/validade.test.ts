@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { abrirAgenda } from '../src/dados.js';
 import { criarCodec } from '../src/estado.js';
 import { criarHandler } from '../src/servidor.js';
-import { CAPACIDADES_FORM, VERSAO } from '../../test/apoio/mcp.js';
+import { pedidoMcp } from '../../scripts/mcp-cru.js';
 import { segredoDeTeste } from '../../test/apoio/processos.js';
 
 const VALIDADE = 600;
@@ -17,24 +17,7 @@ const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '
 function pedido(id: number, params: Record<string, unknown>): Request {
   return new Request('http://localhost/mcp', {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSAO,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'reservar_sala',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: {
-        name: 'reservar_sala',
-        arguments: args,
-        ...params,
-        _meta: { 'io.modelcontextprotocol/protocolVersion': VERSAO, 'io.modelcontextprotocol/clientCapabilities': CAPACIDADES_FORM },
-      },
-    }),
+    ...pedidoMcp({ metodo: 'tools/call', params: { name: 'reservar_sala', arguments: args, ...params } }, id),
   });
 }
 

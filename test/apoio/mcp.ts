@@ -1,14 +1,9 @@
 /** A raw MCP-over-HTTP caller for tests: the wire exactly as the validator writes it. */
-export const VERSAO = '2026-07-28';
-export const CAPACIDADES_FORM = { elicitation: { form: {} } };
+import { pedidoMcp, type Chamada as Pedido } from '../../scripts/mcp-cru.js';
 
-export interface Chamada {
-  metodo: string;
-  params?: Record<string, unknown>;
+export interface Chamada extends Pedido {
   id?: string | number;
-  /** Replaces the default envelope fields; `undefined` values remove them. */
-  meta?: Record<string, unknown>;
-  headers?: Record<string, string | undefined>;
+  /** A body sent as it is, instead of the one the call describes. */
   corpo?: string;
 }
 
@@ -22,29 +17,8 @@ export interface Resposta {
 let proximoId = 1;
 
 export async function chamar(url: string, chamada: Chamada): Promise<Resposta> {
-  const params = { ...chamada.params };
-  const nome = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': VERSAO,
-    'io.modelcontextprotocol/clientCapabilities': CAPACIDADES_FORM,
-    ...chamada.meta,
-  };
-  const headers: Record<string, string | undefined> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': VERSAO,
-    'mcp-method': chamada.metodo,
-    ...(nome ? { 'mcp-name': nome } : {}),
-    ...chamada.headers,
-  };
-  const corpo =
-    chamada.corpo ??
-    JSON.stringify({ jsonrpc: '2.0', id: chamada.id ?? proximoId++, method: chamada.metodo, params: { ...params, _meta: meta } });
-  const resposta = await fetch(url, {
-    method: 'POST',
-    headers: Object.fromEntries(Object.entries(headers).filter((par): par is [string, string] => par[1] !== undefined)),
-    body: corpo,
-  });
+  const { headers, body } = pedidoMcp(chamada, chamada.id ?? proximoId++);
+  const resposta = await fetch(url, { method: 'POST', headers, body: chamada.corpo ?? body });
   const texto = await resposta.text();
   let json: unknown;
   try {

@@ -3,6 +3,8 @@
  * read from dados/politica-de-uso.md, never repeated in code, so editing the
  * policy file changes both the rules and the error messages that cite them.
  */
+import { versaoDaPolitica } from 'compartilhado/contrato';
+
 export interface Politica {
   readonly versao: string;
   readonly texto: string;
@@ -14,23 +16,29 @@ export interface Politica {
   readonly duracaoMaximaHoras: number;
 }
 
-function exigir(texto: string, padrao: RegExp, oQue: string): RegExpMatchArray {
-  const achado = texto.match(padrao);
-  if (!achado) throw new Error(`politica-de-uso.md: nao encontrei ${oQue}`);
-  return achado;
-}
+export type LeituraDaPolitica = { ok: true; politica: Politica } | { ok: false; motivo: string };
 
-export function lerPolitica(texto: string): Politica {
-  const [, versao] = exigir(texto.split('\n', 1)[0] ?? '', /^versao:\s*(\S+)\s*$/, 'a primeira linha "versao: ..."');
-  const [, h1, m1, h2, m2] = exigir(texto, /entre (\d{2}):(\d{2}) e (\d{2}):(\d{2})/, 'a janela "entre HH:MM e HH:MM"');
-  const [, sinal, oh, om] = exigir(texto, /\(([+-])(\d{2}):(\d{2})\)/, 'o fuso "(+-HH:MM)"');
-  const [, horas] = exigir(texto, /maxima de (\d+) horas?/, 'a "Duracao maxima de N horas"');
-  return Object.freeze({
-    versao: versao!,
-    texto,
-    abertura: Number(h1) * 60 + Number(m1),
-    fechamento: Number(h2) * 60 + Number(m2),
-    deslocamentoMin: (sinal === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)),
-    duracaoMaximaHoras: Number(horas),
-  });
+const falta = (oQue: string): LeituraDaPolitica => ({ ok: false, motivo: `politica-de-uso.md: nao encontrei ${oQue}` });
+
+export function lerPolitica(texto: string): LeituraDaPolitica {
+  const versao = versaoDaPolitica(texto);
+  if (!versao) return falta('a primeira linha "versao: ..."');
+  const janela = /entre (\d{2}):(\d{2}) e (\d{2}):(\d{2})/.exec(texto);
+  if (!janela) return falta('a janela "entre HH:MM e HH:MM"');
+  const fuso = /\(([+-])(\d{2}):(\d{2})\)/.exec(texto);
+  if (!fuso) return falta('o fuso "(+-HH:MM)"');
+  const duracao = /maxima de (\d+) horas?/.exec(texto);
+  if (!duracao) return falta('a "Duracao maxima de N horas"');
+  const minutos = (horas: string | undefined, resto: string | undefined) => Number(horas) * 60 + Number(resto);
+  return {
+    ok: true,
+    politica: Object.freeze({
+      versao,
+      texto,
+      abertura: minutos(janela[1], janela[2]),
+      fechamento: minutos(janela[3], janela[4]),
+      deslocamentoMin: (fuso[1] === '-' ? -1 : 1) * minutos(fuso[2], fuso[3]),
+      duracaoMaximaHoras: Number(duracao[1]),
+    }),
+  };
 }

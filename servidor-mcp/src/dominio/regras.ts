@@ -3,33 +3,19 @@
  * alternatives to a taken room, and what a valid initial booking is. Pure
  * functions: no storage, no protocol. Errors are values, never exceptions.
  */
+import type { PedidoDeReserva, Sala } from 'compartilhado/contrato';
 import { lerInstante, msDoDiaLocal } from './horario.js';
 import type { Politica } from './politica.js';
 
-export interface Sala {
-  readonly id: string;
-  readonly nome: string;
-  readonly capacidade: number;
-  readonly recursos: readonly string[];
-}
+export type { Sala };
 
-/** What a booking records besides its id: the times exactly as the client wrote them. */
-export interface DadosDaReserva {
-  readonly sala: string;
-  readonly inicio: string;
-  readonly fim: string;
-  readonly responsavel: string;
-}
+/** What a booking records besides its id: the request as the client wrote it. */
+export type DadosDaReserva = PedidoDeReserva;
 
-export interface Reserva extends DadosDaReserva {
-  readonly id: string;
-}
+export type Reserva = DadosDaReserva & { readonly id: string };
 
-export interface Pedido {
-  readonly sala: string;
-  readonly inicio: string;
-  readonly fim: string;
-}
+/** What validation looks at: a booking request without who books. */
+export type Pedido = Omit<PedidoDeReserva, 'responsavel'>;
 
 /** Half-open [inicio, fim) in epoch milliseconds: touching intervals do not overlap. */
 export interface Intervalo {
@@ -42,10 +28,17 @@ export interface Ocupacao extends Intervalo {
   readonly reserva: Reserva;
 }
 
-export type Validacao = { ok: true; sala: Sala; intervalo: Intervalo } | { ok: false; erro: string };
+/** Why a request cannot be served: a code to branch on, and the spec's exact text for the client. */
+export interface Motivo {
+  readonly codigo:
+    'sala-inexistente' | 'instante-invalido' | 'intervalo-invalido' | 'fora-da-janela' | 'duracao-acima-do-limite' | 'sem-alternativas';
+  readonly mensagem: string;
+}
+
+export type Validacao = { ok: true; sala: Sala; intervalo: Intervalo } | { ok: false; motivo: Motivo };
 
 export type Resultado =
-  { tipo: 'reservada'; reserva: Reserva } | { tipo: 'ocupada'; alternativas: string[] } | { tipo: 'erro'; erro: string };
+  { tipo: 'reservada'; reserva: Reserva } | { tipo: 'ocupada'; alternativas: string[] } | { tipo: 'recusada'; motivo: Motivo };
 
 const MAXIMO_DE_ALTERNATIVAS = 3;
 const MS_POR_DIA = 86_400_000;
@@ -54,16 +47,24 @@ function hhmm(minutos: number): string {
   return `${String(Math.floor(minutos / 60)).padStart(2, '0')}:${String(minutos % 60).padStart(2, '0')}`;
 }
 
-/** The exact texts of the spec, with the policy's numbers filled in. */
-export function mensagens(politica: Politica) {
+/** Every reason a request is refused, with the spec's exact texts and the policy's numbers filled in. */
+export function motivos(politica: Politica) {
   return {
-    salaInexistente: (id: string) => `Sala inexistente: ${id}`,
-    instanteInvalido: (campo: string) =>
-      `Data/hora invalida em ${campo}: use ISO 8601 com fuso explicito, por exemplo 2026-11-03T14:00:00-03:00`,
-    intervaloInvalido: 'Intervalo invalido: fim deve ser posterior a inicio',
-    foraDaJanela: `Fora da janela de uso: a politica permite reservas entre ${hhmm(politica.abertura)} e ${hhmm(politica.fechamento)}`,
-    duracaoAcimaDoLimite: `Duracao acima do limite: a politica permite no maximo ${politica.duracaoMaximaHoras} horas`,
-    semAlternativas: 'Sem alternativas disponiveis no intervalo',
+    salaInexistente: (id: string): Motivo => ({ codigo: 'sala-inexistente', mensagem: `Sala inexistente: ${id}` }),
+    instanteInvalido: (campo: 'inicio' | 'fim'): Motivo => ({
+      codigo: 'instante-invalido',
+      mensagem: `Data/hora invalida em ${campo}: use ISO 8601 com fuso explicito, por exemplo 2026-11-03T14:00:00-03:00`,
+    }),
+    intervaloInvalido: { codigo: 'intervalo-invalido', mensagem: 'Intervalo invalido: fim deve ser posterior a inicio' } satisfies Motivo,
+    foraDaJanela: {
+      codigo: 'fora-da-janela',
+      mensagem: `Fora da janela de uso: a politica permite reservas entre ${hhmm(politica.abertura)} e ${hhmm(politica.fechamento)}`,
+    } satisfies Motivo,
+    duracaoAcimaDoLimite: {
+      codigo: 'duracao-acima-do-limite',
+      mensagem: `Duracao acima do limite: a politica permite no maximo ${String(politica.duracaoMaximaHoras)} horas`,
+    } satisfies Motivo,
+    semAlternativas: { codigo: 'sem-alternativas', mensagem: 'Sem alternativas disponiveis no intervalo' } satisfies Motivo,
   } as const;
 }
 
@@ -73,14 +74,14 @@ export function sobrepoe(a: Intervalo, b: Intervalo): boolean {
 
 /** Validation order: room, timestamps, interval, window, duration. */
 export function validar(politica: Politica, salas: ReadonlyMap<string, Sala>, pedido: Pedido): Validacao {
-  const texto = mensagens(politica);
+  const recusa = motivos(politica);
   const sala = salas.get(pedido.sala);
-  if (!sala) return { ok: false, erro: texto.salaInexistente(pedido.sala) };
+  if (!sala) return { ok: false, motivo: recusa.salaInexistente(pedido.sala) };
   const inicio = lerInstante(pedido.inicio);
-  if (inicio === undefined) return { ok: false, erro: texto.instanteInvalido('inicio') };
+  if (inicio === undefined) return { ok: false, motivo: recusa.instanteInvalido('inicio') };
   const fim = lerInstante(pedido.fim);
-  if (fim === undefined) return { ok: false, erro: texto.instanteInvalido('fim') };
-  if (fim <= inicio) return { ok: false, erro: texto.intervaloInvalido };
+  if (fim === undefined) return { ok: false, motivo: recusa.instanteInvalido('fim') };
+  if (fim <= inicio) return { ok: false, motivo: recusa.intervaloInvalido };
   const abre = politica.abertura * 60_000;
   const fecha = politica.fechamento * 60_000;
   const local = (instante: number) => instante + politica.deslocamentoMin * 60_000;
@@ -91,8 +92,8 @@ export function validar(politica: Politica, salas: ReadonlyMap<string, Sala>, pe
   // Both ends inside the window and on the same local day: an interval
   // through the night would cross the hours the policy closes.
   const mesmoDia = Math.floor(local(inicio) / MS_POR_DIA) === Math.floor(local(fim) / MS_POR_DIA);
-  if (!dentro(inicio) || !dentro(fim) || !mesmoDia) return { ok: false, erro: texto.foraDaJanela };
-  if (fim - inicio > politica.duracaoMaximaHoras * 3_600_000) return { ok: false, erro: texto.duracaoAcimaDoLimite };
+  if (!dentro(inicio) || !dentro(fim) || !mesmoDia) return { ok: false, motivo: recusa.foraDaJanela };
+  if (fim - inicio > politica.duracaoMaximaHoras * 3_600_000) return { ok: false, motivo: recusa.duracaoAcimaDoLimite };
   return { ok: true, sala, intervalo: { inicio, fim } };
 }
 

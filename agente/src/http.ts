@@ -1,0 +1,119 @@
+/**
+ * The agent's HTTP front around the SDK's express handlers: one log line per
+ * request, body errors answered as JSON-RPC errors before the SDK sees the
+ * request, and the SDK's console.error notes moved into the request's own
+ * line. Everything A2A past that is the SDK's.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
+import { erroJsonRpc } from 'compartilhado/contrato';
+import { campos, objeto } from 'compartilhado/log';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { lerTraceparent } from './trace.js';
+
+interface Registro {
+  nota?: string;
+  terminado?: boolean;
+}
+const registroAtual = new AsyncLocalStorage<Registro>();
+
+/**
+ * @a2a-js/sdk reports handled JSON-RPC errors with console.error and a
+ * stack trace; inside a request they become that request's `nota=`, and
+ * outside one (or once its line is written) they go to stderr as they are.
+ */
+export function notasDoSdkNaLinha(): void {
+  const consoleError = console.error.bind(console);
+  console.error = (...partes: unknown[]) => {
+    const registro = registroAtual.getStore();
+    if (!registro || registro.terminado) {
+      consoleError(...partes);
+      return;
+    }
+    const erro = partes.find((parte): parte is Error => parte instanceof Error);
+    const causa = erro?.cause instanceof Error ? ` (${erro.cause.message})` : '';
+    const nota = erro ? `${erro.name}: ${erro.message}${causa}` : partes.map(String).join(' ');
+    registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
+  };
+}
+
+/** The Task a request or its answer names, and the state it reached (or the JSON-RPC error code). */
+function doResultado(pedido: unknown, corpo: string): { task: unknown; estado: unknown } {
+  let resposta: unknown;
+  try {
+    resposta = JSON.parse(corpo);
+  } catch {
+    resposta = undefined;
+  }
+  const erro = objeto(objeto(resposta)?.error);
+  const resultado = objeto(objeto(resposta)?.result);
+  const task = objeto(resultado?.task) ?? resultado;
+  const params = objeto(objeto(pedido)?.params);
+  const taskId = [task?.id, objeto(params?.message)?.taskId, params?.id].find((id) => typeof id === 'string') ?? '-';
+  return { task: taskId, estado: erro ? `erro ${String(erro.code)}` : (objeto(task?.status)?.state ?? '-') };
+}
+
+/** One stderr line per request: method, JSON-RPC id, task, state reached, trace-id, HTTP status, duration. */
+export function registrarRequisicoes(log: (linha: string) => void): RequestHandler {
+  return (req, res, next) => {
+    const comeco = performance.now();
+    const registro: Registro = {};
+    let corpo = '';
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((parte?: unknown, ...resto: unknown[]) => {
+      if (typeof parte === 'string' || Buffer.isBuffer(parte)) corpo += parte.toString();
+      return end(parte, ...resto);
+    }) as Response['end'];
+    res.on('finish', () => {
+      registro.terminado = true;
+      const pedido: unknown = req.body;
+      const linha = campos({
+        metodo: objeto(pedido)?.method ?? '-',
+        id: JSON.stringify(objeto(pedido)?.id ?? null),
+        ...doResultado(pedido, corpo),
+        trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
+        http: res.statusCode,
+        ...(registro.nota ? { nota: registro.nota } : {}),
+      });
+      log(`${req.method} ${req.originalUrl} ${linha} ${(performance.now() - comeco).toFixed(1)}ms`);
+    });
+    registroAtual.run(registro, next);
+  };
+}
+
+export const responderErro = (res: Response, status: number, codigo: number, mensagem: string) =>
+  res.status(status).json(erroJsonRpc(null, codigo, mensagem));
+
+interface ErroDoCorpo {
+  type?: unknown;
+  status?: unknown;
+  message?: unknown;
+}
+
+/**
+ * Body errors answered as JSON-RPC errors before the SDK sees the request:
+ * size, bad JSON, and any other 4xx the body parser raises (an unknown
+ * charset or Content-Encoding, a corrupt compressed body).
+ */
+export function errosDoCorpo(limiteDoCorpoBytes: number): ErrorRequestHandler {
+  return (erro: ErroDoCorpo, _req, res, next) => {
+    const status = typeof erro.status === 'number' ? erro.status : 0;
+    if (erro.type === 'entity.too.large') {
+      responderErro(res, 413, A2A_ERROR_CODE.INVALID_REQUEST, `Corpo acima do limite de ${String(limiteDoCorpoBytes)} bytes`);
+    } else if (erro instanceof SyntaxError || erro.type === 'entity.parse.failed') {
+      responderErro(res, 400, A2A_ERROR_CODE.PARSE_ERROR, 'Parse error: o corpo nao e JSON valido');
+    } else if (Number.isInteger(status) && status >= 400 && status < 500) {
+      responderErro(res, status, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${String(erro.message)}`);
+    } else {
+      next(erro);
+    }
+  };
+}
+
+/** Last line of defence: a bug becomes a generic JSON-RPC error and a log line, never a stack trace on the wire. */
+export function erroInesperado(log: (linha: string) => void): ErrorRequestHandler {
+  return (erro: unknown, _req, res, _next) => {
+    log(`erro inesperado: ${erro instanceof Error ? erro.message : String(erro)}`);
+    responderErro(res, 500, A2A_ERROR_CODE.INTERNAL_ERROR, 'Internal error');
+  };
+}
