@@ -10,6 +10,10 @@ export default defineConfig(
   { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
   {
     rules: {
+      // A number prints unambiguously in a template; the other types stay refused.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // A one-line callback that calls a void function (`() => resolver()`) is not a confusing return.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // node:test's describe/it return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',

@@ -13,7 +13,9 @@ import autocannon from 'autocannon';
 import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
 import { FERRAMENTAS } from 'compartilhado/contrato';
 import { vaga } from './dados.js';
-import { pedidoMcp } from './mcp-cru.js';
+import * as z from 'zod';
+import { CorpoA2A, tarefaDo } from './a2a-cru.js';
+import { chaveEEstado, pedidoMcp } from './mcp-cru.js';
 import { iniciarPostgres } from './postgres.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
@@ -42,8 +44,8 @@ interface Linha {
 }
 const linhas: Linha[] = [];
 /** What one autocannon connection carries from a response to its next request. */
-type Contexto = { chave?: string; requestState?: string; taskId?: string };
-const extras: Record<string, number> = {};
+const Contexto = z.object({ chave: z.string().optional(), requestState: z.string().optional(), taskId: z.string().optional() });
+type Contexto = z.infer<typeof Contexto>;
 const processos: Processo[] = [];
 
 const corpoMcp = (metodo: string, params: Record<string, unknown>) => pedidoMcp({ metodo, params }, randomUUID()).body;
@@ -120,17 +122,18 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const { TarefasEmMemoria } = await import('../agente/src/armazenamento.js');
   const { PausasEmMemoria } = await import('../agente/src/pausas.js');
   const postar = async (url: string, headers: Record<string, string>, body: string) =>
-    (await fetch(url, { method: 'POST', headers, body })).json();
-  const { result } = await postar(a2a, { 'content-type': 'application/json' }, mensagemA2A(pedido));
-  const modelo = Task.fromJSON(result.task);
+    (await fetch(url, { method: 'POST', headers, body })).text();
+  const modelo = Task.fromJSON(
+    tarefaDo(CorpoA2A.parse(JSON.parse(await postar(a2a, { 'content-type': 'application/json' }, mensagemA2A(pedido))))),
+  );
   const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
-  const pergunta = (
+  const { chave, requestState } = chaveEEstado(
     await postar(
       mcpUrl,
       chamarFerramenta(FERRAMENTAS.reservar, args).headers,
       corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: args }),
-    )
-  ).result;
+    ),
+  );
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
   const pausas = new PausasEmMemoria();
   coletar();
@@ -141,8 +144,9 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
     await pausas.guardar(id, {
       ferramenta: FERRAMENTAS.reservar,
       argumentos: args,
-      chave: Object.keys(pergunta.inputRequests)[0]!,
-      requestState: `${pergunta.requestState}`,
+      chave,
+      // A copy per pause, as each would be its own string in a real agent.
+      requestState: `${requestState} `.trimEnd(),
       alternativas: ['sala-fusca', 'sala-mirante'],
       trace: { traceId: randomBytes(16).toString('hex'), flags: '01' },
       criadaEm: Date.now(),
@@ -211,20 +215,19 @@ try {
       ...chamarFerramenta(FERRAMENTAS.reservar, conflito),
       setupRequest: (req) => ({ ...req, body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: conflito }) }),
       onResponse: (_status, corpo, contexto) => {
-        const { result } = JSON.parse(corpo);
-        Object.assign(contexto, { chave: Object.keys(result.inputRequests)[0], requestState: result.requestState } satisfies Contexto);
+        Object.assign(contexto, chaveEEstado(corpo) satisfies Contexto);
       },
     },
     {
       ...chamarFerramenta(FERRAMENTAS.reservar, conflito),
       setupRequest: (req, contexto) => {
-        const { chave, requestState } = contexto as Contexto;
+        const { chave, requestState } = Contexto.parse(contexto);
         return {
           ...req,
           body: corpoMcp('tools/call', {
             name: FERRAMENTAS.reservar,
             arguments: conflito,
-            inputResponses: { [chave!]: { action: 'decline' } },
+            inputResponses: { [chave ?? '']: { action: 'decline' } },
             requestState,
           }),
         };
@@ -254,18 +257,19 @@ try {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
-      onResponse: (_status, corpo, contexto) =>
-        void Object.assign(contexto, { taskId: JSON.parse(corpo).result.task.id } satisfies Contexto),
+      onResponse: (_status, corpo, contexto) => {
+        Object.assign(contexto, { taskId: tarefaDo(CorpoA2A.parse(JSON.parse(corpo))).id } satisfies Contexto);
+      },
     },
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      setupRequest: (req, contexto) => ({ ...req, body: mensagemA2A('escolha=recusar', (contexto as Contexto).taskId) }),
+      setupRequest: (req, contexto) => ({ ...req, body: mensagemA2A('escolha=recusar', Contexto.parse(contexto).taskId) }),
     },
   ]);
 
   // Agent memory per paused Task: RSS before and after PAUSADAS pauses that stay open.
-  const antes = memoriaMiB(agente.filho.pid!);
+  const antes = memoriaMiB(agente.filho);
   let pausadas = 0;
   await autocannon({
     url: a2a,
@@ -276,17 +280,19 @@ try {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
-        onResponse: (s) => void (s === 200 && pausadas++),
+        onResponse: (status) => {
+          if (status === 200) pausadas++;
+        },
       },
     ],
   });
-  const depois = memoriaMiB(agente.filho.pid!);
-  extras.pausadas = pausadas;
-  extras.kibRssPorPausada = ((depois - antes) * 1024) / pausadas;
+  const depois = memoriaMiB(agente.filho);
+  const kibRssPorPausada = ((depois - antes) * 1024) / pausadas;
   process.stderr.write(
-    `  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${extras.kibRssPorPausada.toFixed(2)} KiB por Task)\n`,
+    `  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${kibRssPorPausada.toFixed(2)} KiB por Task)\n`,
   );
-  extras.kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
+  const kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
+  const extras = { pausadas, kibRssPorPausada, kibHeapPorPausada };
   process.stderr.write(
     `  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`,
   );
@@ -294,17 +300,20 @@ try {
   await mcp.parar();
 
   // Availability as bookings grow: one server per size, the same lookup.
-  const escala: Record<string, Linha> = {};
+  const escala = new Map<number, Linha>();
   for (const quantidade of [10, 1_000, 100_000]) {
     const pasta = dadosCom(quantidade);
     const servidor = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, DADOS_DIR: pasta });
-    escala[quantidade] = await aquecerEMedir(`consultar_disponibilidade com ${quantidade} reservas`, servidor.url, () => [
-      chamarFerramenta('consultar_disponibilidade', {
-        sala: 'sala-fusca',
-        inicio: '2027-01-05T10:00:00-03:00',
-        fim: '2027-01-05T11:00:00-03:00',
-      }),
-    ]);
+    escala.set(
+      quantidade,
+      await aquecerEMedir(`consultar_disponibilidade com ${quantidade} reservas`, servidor.url, () => [
+        chamarFerramenta('consultar_disponibilidade', {
+          sala: 'sala-fusca',
+          inicio: '2027-01-05T10:00:00-03:00',
+          fim: '2027-01-05T11:00:00-03:00',
+        }),
+      ]),
+    );
     await servidor.parar();
     rmSync(pasta, { recursive: true, force: true });
   }
@@ -317,9 +326,9 @@ try {
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
-    'consultar p50 com 100000 / com 10 (alvo <= 1.5)': escala[100_000]!.p50 / escala[10]!.p50,
-    'KiB de heap por Task pausada (alvo <= 4)': extras.kibHeapPorPausada!,
-    'KiB de RSS por Task pausada (processo inteiro)': extras.kibRssPorPausada!,
+    'consultar p50 com 100000 / com 10 (alvo <= 1.5)': (escala.get(100_000)?.p50 ?? NaN) / (escala.get(10)?.p50 ?? NaN),
+    'KiB de heap por Task pausada (alvo <= 4)': kibHeapPorPausada,
+    'KiB de RSS por Task pausada (processo inteiro)': kibRssPorPausada,
   };
 
   const tabela = [
@@ -333,7 +342,7 @@ try {
   ].join('\n');
   process.stdout.write(`\n${tabela}\n`);
   mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
-  const saida = new URL(values.saida!, RAIZ);
+  const saida = new URL(values.saida, RAIZ);
   writeFileSync(
     saida,
     JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ReservaFeita } from '../agente/src/ponte.js';
+import { CorpoA2A, reservaDaTarefa, tarefaDo, type TarefaNoFio } from './a2a-cru.js';
 import { idsDasSalas } from './dados.js';
 
 export interface OpcoesDeCarga {
@@ -58,12 +59,18 @@ function aleatorio(semente: number) {
 }
 
 export function percentil(valores: readonly number[], p: number): number {
-  if (valores.length === 0) return 0;
   const ordenados = [...valores].sort((a, b) => a - b);
-  return ordenados[Math.min(ordenados.length - 1, Math.floor((p / 100) * ordenados.length))]!;
+  return ordenados[Math.min(ordenados.length - 1, Math.floor((p / 100) * ordenados.length))] ?? 0;
 }
 
-type Resposta = { task?: any; erro?: { code: number; message: string } };
+type Resposta = { task?: TarefaNoFio; erro?: { code: number; message: string } };
+
+/** The item at `indice`, going round the list (which is never empty). */
+function emRoda<T>(lista: readonly T[], indice: number): T {
+  const item = lista[indice % lista.length];
+  if (item === undefined) throw new Error('lista vazia');
+  return item;
+}
 
 export async function carga({ agentes, segundos, clientes, semente = 7 }: OpcoesDeCarga): Promise<Relatorio> {
   const fim = Date.now() + segundos * 1000;
@@ -82,12 +89,12 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
       });
-      const corpo = await resposta.json();
+      const texto = await resposta.text();
       latencias.push(performance.now() - comeco);
       if (resposta.status >= 500) respostas5xx += 1;
-      if (resposta.status !== 200) erros.push(`${resposta.status} ${JSON.stringify(corpo.error ?? corpo).slice(0, 200)}`);
-      if (corpo.error) return { erro: corpo.error };
-      return { task: corpo.result?.task ?? corpo.result };
+      if (resposta.status !== 200) erros.push(`${resposta.status} ${texto.slice(0, 200)}`);
+      const corpo = CorpoA2A.parse(JSON.parse(texto));
+      return corpo.error ? { erro: corpo.error } : { task: tarefaDo(corpo) };
     } catch (erro) {
       erros.push(`falha de rede: ${erro instanceof Error ? erro.message : String(erro)}`);
       return {};
@@ -101,7 +108,7 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
 
   async function cliente(indice: number): Promise<void> {
     const sortear = aleatorio(semente * 1000 + indice);
-    const qualquer = <T>(lista: readonly T[]) => lista[Math.floor(sortear() * lista.length)]!;
+    const qualquer = <T>(lista: readonly T[]) => emRoda(lista, Math.floor(sortear() * lista.length));
     while (Date.now() < fim) {
       const sala = qualquer(idsDasSalas);
       const dia = `2028-01-${String(1 + Math.floor(sortear() * DIAS)).padStart(2, '0')}`;
@@ -109,9 +116,9 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
       const pedido = `reservar sala=${sala} inicio=${dia}T${hora}:00:00-03:00 fim=${dia}T${hora}:59:00-03:00 responsavel=Cliente ${indice}`;
       let resposta = await enviar(qualquer(agentes), pedido);
       if (resposta.erro) erros.push(`pedido: ${resposta.erro.code} ${resposta.erro.message}`);
-      for (let pausas = 0; resposta.task?.status?.state === 'TASK_STATE_INPUT_REQUIRED'; pausas++) {
-        const taskId: string = resposta.task.id;
-        const alternativas = String(resposta.task.status.message.parts[0].text).replace('alternativas: ', '').split(', ');
+      for (let pausas = 0; resposta.task?.status.state === 'TASK_STATE_INPUT_REQUIRED'; pausas++) {
+        const taskId = resposta.task.id;
+        const alternativas = (resposta.task.status.message?.parts[0]?.text ?? '').replace('alternativas: ', '').split(', ');
         const escolher = () => (pausas >= MAXIMO_DE_PAUSAS_SEGUIDAS || sortear() < 0.2 ? 'recusar' : qualquer(alternativas));
         if (sortear() >= CHANCE_DE_CORRIDA) {
           resposta = await enviar(qualquer(agentes), `escolha=${escolher()}`, taskId);
@@ -120,9 +127,7 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
         }
         // Several answers at once, each to another agent where there are several.
         const corrida = await Promise.all(
-          Array.from({ length: RESPOSTAS_NA_CORRIDA }, (_, i) =>
-            enviar(agentes[(indice + i) % agentes.length]!, `escolha=${escolher()}`, taskId),
-          ),
+          Array.from({ length: RESPOSTAS_NA_CORRIDA }, (_, i) => enviar(emRoda(agentes, indice + i), `escolha=${escolher()}`, taskId)),
         );
         concorrentes.rodadas += 1;
         for (const uma of corrida) {
@@ -136,7 +141,7 @@ export async function carga({ agentes, segundos, clientes, semente = 7 }: Opcoes
       const task = resposta.task;
       if (!task) continue;
       tarefas[task.status.state] = (tarefas[task.status.state] ?? 0) + 1;
-      if (task.status.state === 'TASK_STATE_COMPLETED') reservas.push(JSON.parse(task.artifacts[0].parts[0].text));
+      if (task.status.state === 'TASK_STATE_COMPLETED') reservas.push(reservaDaTarefa(task));
     }
   }
 
@@ -151,9 +156,10 @@ function violacoes(reservas: readonly Reserva[]): string[] {
   for (const reserva of reservas) porSala.set(reserva.sala, [...(porSala.get(reserva.sala) ?? []), reserva]);
   for (const [sala, lista] of porSala) {
     const ordenadas = lista.map((r) => ({ r, de: Date.parse(r.inicio), ate: Date.parse(r.fim) })).sort((a, b) => a.de - b.de);
-    for (let i = 1; i < ordenadas.length; i++) {
-      if (ordenadas[i]!.de < ordenadas[i - 1]!.ate)
-        achadas.push(`${sala}: ${ordenadas[i - 1]!.r.reserva} e ${ordenadas[i]!.r.reserva} se sobrepoem`);
+    let antes: (typeof ordenadas)[number] | undefined;
+    for (const depois of ordenadas) {
+      if (antes && depois.de < antes.ate) achadas.push(`${sala}: ${antes.r.reserva} e ${depois.r.reserva} se sobrepoem`);
+      antes = depois;
     }
   }
   return achadas;

@@ -27,11 +27,13 @@ export const idsDasSalas: readonly string[] = listaDeSalas.map((sala) => sala.id
  */
 export function vaga(i: number, desde: string, minutos: number): { sala: string; inicio: string; fim: string } {
   const salas = idsDasSalas.length;
+  const sala = idsDasSalas[i % salas];
+  if (sala === undefined) throw new Error('dados/salas.json sem salas');
   const porDia = salas * 11;
   const dia = new Date(Date.parse(`${desde}T00:00:00Z`) + Math.floor(i / porDia) * 86_400_000).toISOString().slice(0, 10);
   const hora = String(8 + (Math.floor(i / salas) % 11)).padStart(2, '0');
   return {
-    sala: idsDasSalas[i % salas]!,
+    sala,
     inicio: `${dia}T${hora}:00:00-03:00`,
     fim: `${dia}T${hora}:${String(minutos).padStart(2, '0')}:00-03:00`,
   };

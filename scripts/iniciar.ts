@@ -33,6 +33,7 @@ try {
   }
   avisar(`pronto: agente em ${agente.url} (card em ${agente.url}/.well-known/agent-card.json), MCP em ${mcp.url}. Ctrl-C para parar.`);
 } catch (erro) {
-  avisar(erro instanceof Error ? erro.message.split('\n')[0]! : String(erro));
+  const [primeira = ''] = (erro instanceof Error ? erro.message : String(erro)).split('\n', 1);
+  avisar(primeira);
   await parar(1);
 }

@@ -5,6 +5,7 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { REVISAO_MCP } from 'compartilhado/contrato';
+import * as z from 'zod';
 
 export const CAPACIDADES_FORM = { elicitation: { form: {} } };
 
@@ -33,4 +34,14 @@ export function pedidoMcp(chamada: Chamada, id: string | number): { headers: Rec
     ...chamada.headers,
   });
   return { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: chamada.metodo, params: { ...params, _meta: meta } }) };
+}
+
+const RespostaComPergunta = z.object({ result: z.object({ inputRequests: z.record(z.string(), z.unknown()), requestState: z.string() }) });
+
+/** The key of the single question and the state to echo, from the body of an input_required reply. */
+export function chaveEEstado(corpo: string): { chave: string; requestState: string } {
+  const { inputRequests, requestState } = RespostaComPergunta.parse(JSON.parse(corpo)).result;
+  const [chave] = Object.keys(inputRequests);
+  if (chave === undefined) throw new Error('input_required sem pergunta');
+  return { chave, requestState };
 }

@@ -50,7 +50,12 @@ function doPostgres(programa: string): string {
       versoes.map((versao) => join(RAIZ_DO_POSTGRES, versao, 'bin')),
     );
   } catch (erro) {
-    throw new Error(`${(erro as Error).message} (servidor PostgreSQL): instale com apt-get install -y postgresql`);
+    throw new Error(
+      `${erro instanceof Error ? erro.message : String(erro)} (servidor PostgreSQL): instale com apt-get install -y postgresql`,
+      {
+        cause: erro,
+      },
+    );
   }
 }
 
@@ -99,7 +104,7 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
     let log = '';
     await new Promise<void>((resolver, rejeitar) => {
       const limite = setTimeout(() => rejeitar(new Error(`postgres nao ficou pronto:\n${log}`)), 30_000);
-      filho.stderr!.on('data', (parte: Buffer) => {
+      filho.stderr.on('data', (parte: Buffer) => {
         log += parte.toString();
         if (/ready to accept connections/.test(log)) {
           clearTimeout(limite);
@@ -127,7 +132,7 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
   const url = (banco: string) => `postgres://postgres@127.0.0.1:${porta}/${banco}`;
   return {
     url: url('postgres'),
-    async novoBanco(nome: string) {
+    novoBanco(nome: string) {
       const [psql, args] = comando('psql', [
         '-h',
         pasta,
@@ -141,8 +146,8 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
         `CREATE DATABASE "${nome}"`,
       ]);
       const criado = spawnSync(psql, args, { encoding: 'utf8' });
-      if (criado.status !== 0) throw new Error(`CREATE DATABASE ${nome} falhou: ${criado.stderr}`);
-      return url(nome);
+      if (criado.status !== 0) return Promise.reject(new Error(`CREATE DATABASE ${nome} falhou: ${criado.stderr}`));
+      return Promise.resolve(url(nome));
     },
     desligar,
     ligar,

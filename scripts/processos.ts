@@ -48,8 +48,8 @@ export async function iniciar(arquivo: string, env: Record<string, string>, { pr
     if (prefixo) for (const linha of completas) process.stderr.write(`${prefixo} ${linha}\n`);
     for (const ouvinte of ouvintes) ouvinte();
   };
-  filho.stderr!.on('data', receber);
-  filho.stdout!.on('data', receber);
+  filho.stderr.on('data', receber);
+  filho.stdout.on('data', receber);
   const saida = new Promise<number | null>((resolver) => filho.once('exit', (codigo) => resolver(codigo)));
 
   const esperarLinha = (padrao: RegExp, limite = ms) =>
@@ -78,7 +78,7 @@ export async function iniciar(arquivo: string, env: Record<string, string>, { pr
       }
     });
 
-  const url = PRONTO.exec(await esperarLinha(PRONTO))![1]!;
+  const [, url = ''] = PRONTO.exec(await esperarLinha(PRONTO)) ?? [];
   return {
     url,
     porta: Number(new URL(url).port),
@@ -93,7 +93,10 @@ export async function iniciar(arquivo: string, env: Record<string, string>, { pr
 }
 
 /** Resident memory of a process, from /proc (Linux), in MiB. */
-export const memoriaMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+export function memoriaMiB(processo: ChildProcess): number {
+  if (processo.pid === undefined) throw new Error('processo sem pid');
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(processo.pid)}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
 
 export const ARQUIVO_DO_MCP = PROCESSOS.mcp.saida;
 export const ARQUIVO_DO_AGENTE = PROCESSOS.agente.saida;

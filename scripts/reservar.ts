@@ -57,10 +57,10 @@ try {
 let task = await enviar(cliente, texto);
 process.stderr.write(`Task ${task.id}\n`);
 for (;;) {
-  const estado = TaskState[task.status!.state];
-  process.stderr.write(`${estado}: ${textoDe(task.status!.message?.parts)}\n`);
-  if (task.status!.state !== TaskState.TASK_STATE_INPUT_REQUIRED) break;
-  const alternativas = textoDe(task.status!.message?.parts)
+  const estado = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+  process.stderr.write(`${TaskState[estado]}: ${textoDe(task.status?.message?.parts)}\n`);
+  if (estado !== TaskState.TASK_STATE_INPUT_REQUIRED) break;
+  const alternativas = textoDe(task.status?.message?.parts)
     .replace(/^alternativas:\s*/, '')
     .split(', ');
   const escolha = await perguntar(alternativas);
@@ -70,4 +70,4 @@ for (;;) {
 
 const artefato = task.artifacts.find((a) => a.name === 'reserva');
 if (artefato) process.stdout.write(`${JSON.stringify(JSON.parse(textoDe(artefato.parts)), null, 2)}\n`);
-process.exit(task.status!.state === TaskState.TASK_STATE_COMPLETED ? 0 : 1);
+process.exit(task.status?.state === TaskState.TASK_STATE_COMPLETED ? 0 : 1);

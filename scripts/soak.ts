@@ -12,6 +12,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
+import * as z from 'zod';
+import { reservaDaTarefa, TarefaNoFio } from './a2a-cru.js';
 import { carga, percentil, type Relatorio } from './carga.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
@@ -43,16 +45,29 @@ async function violacoesNoBanco(url: string): Promise<{ linhas: string[]; violac
   const cliente = new pg.Client(url);
   await cliente.connect();
   try {
-    const consultar = async (texto: string) => (await cliente.query(texto)).rows;
-    const sobrepostas = await consultar(`SELECT a.numero AS a, b.numero AS b, a.sala FROM reservas a JOIN reservas b
-      ON a.sala = b.sala AND a.numero < b.numero AND a.periodo && b.periodo`);
-    const [{ total }] = await consultar('SELECT count(*)::int AS total FROM reservas');
-    const concluidas = await consultar(`SELECT id, artifacts FROM tasks WHERE status_state = 'TASK_STATE_COMPLETED'`);
-    const reservasDasTasks = concluidas.map(
-      (linha) => JSON.parse(JSON.parse(linha.artifacts)[0].parts[0].text) as { reserva: string; sala: string; inicio: string; fim: string },
+    /** Rows read through a schema: a table that is not what the check assumes fails here, loudly. */
+    const consultar = async <T>(texto: string, linha: z.ZodType<T>): Promise<T[]> =>
+      z.array(linha).parse((await cliente.query(texto)).rows);
+    const sobrepostas = await consultar(
+      `SELECT a.numero::int AS a, b.numero::int AS b, a.sala FROM reservas a JOIN reservas b
+       ON a.sala = b.sala AND a.numero < b.numero AND a.periodo && b.periodo`,
+      z.object({ a: z.number(), b: z.number(), sala: z.string() }),
     );
-    const existentes = await consultar('SELECT numero, sala, inicio, fim FROM reservas');
-    const porId = new Map(existentes.map((r) => [idDaReserva(Number(r.numero)), r]));
+    const [contagem] = await consultar('SELECT count(*)::int AS total FROM reservas', z.object({ total: z.number() }));
+    const concluidas = await consultar(
+      `SELECT id, artifacts FROM tasks WHERE status_state = 'TASK_STATE_COMPLETED'`,
+      z.object({ id: z.string(), artifacts: z.string() }),
+    );
+    // The SDK stores each Task's artifacts as their JSON text.
+    const reservasDasTasks = concluidas.map(({ id, artifacts }) => {
+      const artefatos: unknown = JSON.parse(artifacts);
+      return reservaDaTarefa(TarefaNoFio.parse({ id, contextId: '', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: artefatos }));
+    });
+    const existentes = await consultar(
+      'SELECT numero::int, sala, inicio, fim FROM reservas',
+      z.object({ numero: z.number(), sala: z.string(), inicio: z.string(), fim: z.string() }),
+    );
+    const porId = new Map(existentes.map((r) => [idDaReserva(r.numero), r]));
     const ausentes = reservasDasTasks.filter((r) => {
       const achada = porId.get(r.reserva);
       return !achada || achada.sala !== r.sala || achada.inicio !== r.inicio || achada.fim !== r.fim;
@@ -60,7 +75,7 @@ async function violacoesNoBanco(url: string): Promise<{ linhas: string[]; violac
     const repetidas = reservasDasTasks.length - new Set(reservasDasTasks.map((r) => r.reserva)).size;
     return {
       linhas: [
-        `no banco: ${total} reservas, ${sobrepostas.length} sobreposicoes; ${concluidas.length} Tasks COMPLETED, ${ausentes.length} sem a sua reserva, ${repetidas} reservas em mais de uma Task`,
+        `no banco: ${contagem?.total ?? 0} reservas, ${sobrepostas.length} sobreposicoes; ${concluidas.length} Tasks COMPLETED, ${ausentes.length} sem a sua reserva, ${repetidas} reservas em mais de uma Task`,
       ],
       violacoes: [
         ...sobrepostas.map((s) => `${s.sala}: reservas ${s.a} e ${s.b} se sobrepoem no banco`),
@@ -84,13 +99,16 @@ try {
     servidores.push(await iniciar(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...bancoMcp }));
   processos.push(...servidores);
   const agentes: Processo[] = [];
-  for (let i = 0; i < quantosAgentes; i++)
-    agentes.push(await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidores[i % quantosMcp]!.url, ...bancoAgente }));
+  for (let i = 0; i < quantosAgentes; i++) {
+    const servidor = servidores[i % quantosMcp];
+    if (!servidor) throw new Error(`sem servidor MCP para o agente ${String(i)}`);
+    agentes.push(await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidor.url, ...bancoAgente }));
+  }
   processos.push(...agentes);
 
-  const antes = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
+  const antes = agentes.map((agente) => memoriaMiB(agente.filho));
   const relatorio: Relatorio = await carga({ agentes: agentes.map((agente) => agente.url), segundos, clientes });
-  const depois = agentes.map((agente) => memoriaMiB(agente.filho.pid!));
+  const depois = agentes.map((agente) => memoriaMiB(agente.filho));
   const noBanco = values.db ? await violacoesNoBanco(values.db) : { linhas: [], violacoes: [] };
   const violacoes = [
     ...relatorio.violacoes,
@@ -109,7 +127,7 @@ try {
       .join(', ')}`,
     `reservas vistas pelos clientes: ${relatorio.reservas.length}`,
     ...noBanco.linhas,
-    `memoria dos agentes (RSS, MiB): ${antes.map((a, i) => `${a.toFixed(0)} -> ${depois[i]!.toFixed(0)}`).join(', ')}`,
+    `memoria dos agentes (RSS, MiB): ${antes.map((a, i) => `${a.toFixed(0)} -> ${(depois[i] ?? NaN).toFixed(0)}`).join(', ')}`,
     `violacoes: ${violacoes.length}`,
   ];
   process.stdout.write(`${linhas.join('\n')}\n`);

@@ -54,26 +54,34 @@ export class TarefasEmMemoria implements TaskStore {
 
   constructor(private readonly maximo: number) {}
 
-  async load(taskId: string): Promise<Task | undefined> {
-    const guardada = this.porId.get(taskId);
-    return guardada && Task.fromJSON(JSON.parse(guardada.texto));
+  load(taskId: string): Promise<Task | undefined> {
+    return Promise.resolve(this.ler(taskId));
   }
 
-  async save(task: Task): Promise<void> {
+  save(task: Task): Promise<void> {
     this.porId.delete(task.id);
     this.porId.set(task.id, { texto: JSON.stringify(Task.toJSON(task)), terminal: terminal(task) });
-    if (this.porId.size <= this.maximo) return;
     for (const [id, antiga] of this.porId) {
       if (this.porId.size <= this.maximo) break;
       if (antiga.terminal) this.porId.delete(id);
     }
+    return Promise.resolve();
   }
 
   /** ListTasks is rare: its exact semantics come from the SDK's own store, over a copy. */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const copia = new InMemoryTaskStore();
-    for (const id of this.porId.keys()) await copia.save((await this.load(id))!, context);
+    for (const id of this.porId.keys()) {
+      const task = this.ler(id);
+      if (task) await copia.save(task, context);
+    }
     return copia.list(params, context);
+  }
+
+  /** A copy, never the stored object: Task.fromJSON builds a new one from the text. */
+  private ler(taskId: string): Task | undefined {
+    const guardada = this.porId.get(taskId);
+    return guardada && Task.fromJSON(JSON.parse(guardada.texto));
   }
 
   get tamanho(): number {
@@ -158,12 +166,21 @@ async function migrar(urlDoBanco: string): Promise<void> {
       env: { ...process.env, DATABASE_URL: urlDoBanco },
     });
     let erro = '';
-    filho.stderr.on('data', (parte: Buffer) => (erro += parte));
+    filho.stderr.on('data', (parte: Buffer) => {
+      erro += parte.toString();
+    });
     filho.once('error', rejeitar);
     filho.once('exit', (codigo) => {
-      if (codigo === 0) return resolver();
-      const primeira = erro.trim().split('\n', 1)[0]!.replaceAll(urlDoBanco, urlSemSenha(urlDoBanco));
-      rejeitar(new Error(`TASKS_DB: nao consegui preparar o banco em ${urlSemSenha(urlDoBanco)} (a2a-db upgrade: ${primeira})`));
+      if (codigo === 0) {
+        resolver();
+        return;
+      }
+      const [primeira = ''] = erro.trim().split('\n', 1);
+      rejeitar(
+        new Error(
+          `TASKS_DB: nao consegui preparar o banco em ${urlSemSenha(urlDoBanco)} (a2a-db upgrade: ${primeira.replaceAll(urlDoBanco, urlSemSenha(urlDoBanco))})`,
+        ),
+      );
     });
   });
 }

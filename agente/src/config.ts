@@ -16,6 +16,9 @@ export interface Configuracao {
   readonly validadeDaPausaMs: number;
 }
 
+/** An http(s) URL from the environment: with a default it is always there, without one it may be absent. */
+function url(env: NodeJS.ProcessEnv, nome: string, padrao: string): URL;
+function url(env: NodeJS.ProcessEnv, nome: string): URL | undefined;
 function url(env: NodeJS.ProcessEnv, nome: string, padrao?: string): URL | undefined {
   const bruto = env[nome] || padrao;
   if (bruto === undefined) return undefined;
@@ -32,7 +35,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
   return Object.freeze({
     porta: lerPorta(env, 'AGENTE_PORT', 7300),
     host: env.AGENTE_HOST || '127.0.0.1',
-    mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp')!,
+    mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
     urlPublica: url(env, 'AGENTE_URL'),
     limiteDoCorpoBytes: 64 * 1024,
     banco: env.TASKS_DB || undefined,

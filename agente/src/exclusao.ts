@@ -96,7 +96,7 @@ export class ExclusaoNoPostgres implements Exclusao {
       // The lock ends with the transaction; a connection that cannot commit is discarded, not reused.
       await cliente.query('COMMIT').then(
         () => cliente.release(),
-        (erro: Error) => cliente.release(erro),
+        (erro: unknown) => cliente.release(erro instanceof Error ? erro : new Error(String(erro))),
       );
     }
   }

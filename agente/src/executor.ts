@@ -88,10 +88,11 @@ export class Executor implements AgentExecutor {
    * a cancel waits for the Task's turn, that is never the case here; the
    * method stays because the AgentExecutor contract requires it.
    */
-  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+  cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     bus.publish(
       new Eventos(taskId, this.emExecucao.get(taskId) ?? '').estado(TaskState.TASK_STATE_CANCELED, 'Task cancelada a pedido do cliente.'),
     );
     bus.finished();
+    return Promise.resolve();
   }
 }

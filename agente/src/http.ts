@@ -112,6 +112,8 @@ export function errosDoCorpo(limiteDoCorpoBytes: number): ErrorRequestHandler {
 
 /** Last line of defence: a bug becomes a generic JSON-RPC error and a log line, never a stack trace on the wire. */
 export function erroInesperado(log: (linha: string) => void): ErrorRequestHandler {
+  // Express knows an error handler by its four parameters, so the unused `next` stays.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (erro: unknown, _req, res, _next) => {
     log(`erro inesperado: ${erro instanceof Error ? erro.message : String(erro)}`);
     responderErro(res, 500, A2A_ERROR_CODE.INTERNAL_ERROR, 'Internal error');

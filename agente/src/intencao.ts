@@ -15,12 +15,13 @@ const ESCOLHA = /^escolha=(\S+)$/;
 export function lerPedido(texto: string): PedidoDeReserva | undefined {
   const partes = PEDIDO.exec(texto.trim());
   if (!partes) return undefined;
-  const [, sala, inicio, fim, responsavel] = partes;
-  return { sala: sala!, inicio: inicio!, fim: fim!, responsavel: responsavel!.trim() };
+  // Every group of the pattern matches something, so the defaults are never used.
+  const [, sala = '', inicio = '', fim = '', responsavel = ''] = partes;
+  return { sala, inicio, fim, responsavel: responsavel.trim() };
 }
 
 export function lerEscolha(texto: string): Escolha | undefined {
-  const partes = ESCOLHA.exec(texto.trim());
-  if (!partes) return undefined;
-  return partes[1] === 'recusar' ? { recusar: true } : { sala: partes[1]! };
+  const escolha = ESCOLHA.exec(texto.trim())?.[1];
+  if (escolha === undefined) return undefined;
+  return escolha === 'recusar' ? { recusar: true } : { sala: escolha };
 }

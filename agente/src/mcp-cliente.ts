@@ -33,7 +33,7 @@ type Log = (linha: string) => void;
 
 function pedidoDe(corpo: unknown): Record<string, unknown> {
   try {
-    return camposDoPedidoMcp(JSON.parse(String(corpo ?? '{}')));
+    return camposDoPedidoMcp(JSON.parse(typeof corpo === 'string' ? corpo : '{}'));
   } catch {
     // A body that is not JSON: the line says so rather than guessing.
     return { metodo: '-' };

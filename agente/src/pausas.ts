@@ -5,6 +5,7 @@
  * SQLite and PostgreSQL), one contract test for all.
  */
 import { sql, type Kysely } from 'kysely';
+import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
 import type { Trace } from './trace.js';
 
@@ -33,7 +34,7 @@ const PausaGuardada: z.ZodType<Pausa> = z.object({
   criadaEm: z.number(),
 });
 
-const lerPausa = (texto: string): Pausa => PausaGuardada.parse(JSON.parse(texto));
+const lerPausa = (texto: string): Pausa => conforme(PausaGuardada, JSON.parse(texto), 'a pausa guardada');
 
 /** One pause per paused Task, in age order (criadaEm). */
 export interface Pausas {
@@ -61,45 +62,47 @@ export class PausasEmMemoria implements Pausas {
   /** No pause in the Map is younger than this. */
   private maisNova = Number.NEGATIVE_INFINITY;
 
-  async guardar(taskId: string, pausa: Pausa): Promise<void> {
+  guardar(taskId: string, pausa: Pausa): Promise<void> {
     this.porTask.delete(taskId);
     const guardada = { texto: JSON.stringify(pausa), criadaEm: pausa.criadaEm };
     if (pausa.criadaEm >= this.maisNova) {
       this.porTask.set(taskId, guardada);
       this.maisNova = pausa.criadaEm;
-      return;
+    } else {
+      const emOrdem = new Map<string, { texto: string; criadaEm: number }>();
+      for (const [id, outra] of this.porTask) {
+        if (!emOrdem.has(taskId) && outra.criadaEm > pausa.criadaEm) emOrdem.set(taskId, guardada);
+        emOrdem.set(id, outra);
+      }
+      emOrdem.set(taskId, guardada);
+      this.porTask = emOrdem;
     }
-    const emOrdem = new Map<string, { texto: string; criadaEm: number }>();
-    for (const [id, outra] of this.porTask) {
-      if (!emOrdem.has(taskId) && outra.criadaEm > pausa.criadaEm) emOrdem.set(taskId, guardada);
-      emOrdem.set(id, outra);
-    }
-    emOrdem.set(taskId, guardada);
-    this.porTask = emOrdem;
+    return Promise.resolve();
   }
 
-  async tomar(taskId: string): Promise<Pausa | undefined> {
-    // No await between the read and the delete: that is what makes it one step.
+  tomar(taskId: string): Promise<Pausa | undefined> {
+    // Read and delete in the same synchronous step: that is what makes it atomic here.
     const guardada = this.porTask.get(taskId);
     this.porTask.delete(taskId);
-    return guardada && lerPausa(guardada.texto);
+    return Promise.resolve(guardada && lerPausa(guardada.texto));
   }
 
-  async apagar(taskId: string): Promise<void> {
+  apagar(taskId: string): Promise<void> {
     this.porTask.delete(taskId);
+    return Promise.resolve();
   }
 
-  async ate(instante: number, limite: number): Promise<string[]> {
+  ate(instante: number, limite: number): Promise<string[]> {
     const ids: string[] = [];
     for (const [taskId, pausa] of this.porTask) {
       if (pausa.criadaEm > instante || ids.length >= limite) break;
       ids.push(taskId);
     }
-    return ids;
+    return Promise.resolve(ids);
   }
 
-  async total(): Promise<number> {
-    return this.porTask.size;
+  total(): Promise<number> {
+    return Promise.resolve(this.porTask.size);
   }
 }
 

@@ -27,6 +27,9 @@ import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
+/** The code MCP answers a refused requestState with (expired, most likely, on a continuation). */
+const PARAMETROS_INVALIDOS: number = ProtocolErrorCode.InvalidParams;
+
 /** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
 export type ReservaFeita = PedidoDeReserva & { readonly reserva: string; readonly politica: string };
 
@@ -161,8 +164,7 @@ export class Ponte {
       if (erro instanceof Recusa) return falhou(erro.message);
       if (erro instanceof BancoIndisponivel) throw erro;
       if (erro instanceof ProtocolError) {
-        const dica =
-          continuacao && erro.code === ProtocolErrorCode.InvalidParams ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
+        const dica = continuacao && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
       const mensagem = erro instanceof Error ? erro.message : String(erro);

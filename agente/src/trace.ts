@@ -15,9 +15,9 @@ const ZEROS = /^0+$/;
 /** A valid version-00 traceparent, or undefined (invalid headers are ignored, as the W3C spec says). */
 export function lerTraceparent(valor: string | string[] | undefined): Trace | undefined {
   if (typeof valor !== 'string') return undefined;
-  const partes = TRACEPARENT.exec(valor.trim());
-  if (!partes || ZEROS.test(partes[1]!) || ZEROS.test(partes[2]!)) return undefined;
-  return { traceId: partes[1]!, flags: partes[3]! };
+  const [, traceId, spanId, flags] = TRACEPARENT.exec(valor.trim()) ?? [];
+  if (traceId === undefined || spanId === undefined || flags === undefined || ZEROS.test(traceId) || ZEROS.test(spanId)) return undefined;
+  return { traceId, flags };
 }
 
 export function novoTrace(): Trace {

@@ -15,17 +15,29 @@ import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas, mensagemDeExcesso } from '../src/limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type TabelaDePausas } from '../src/pausas.js';
+import type { Pergunta } from '../src/ponte.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
-const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => ({
+/** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */
+const pergunta: Pergunta = {
   ferramenta: 'reservar_sala',
   argumentos: { sala: 'sala-garagem' },
   chave: 'escolha_de_sala',
-  requestState,
+  requestState: 'estado-0',
   alternativas: ['sala-fusca', 'sala-mirante'],
   trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' },
-  criadaEm,
-});
+};
+
+const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => ({ ...pergunta, requestState, criadaEm });
+
+/** A promise and the function that resolves it (Promise.withResolvers is newer than Node 20). */
+function adiado(): { promessa: Promise<void>; resolver: () => void } {
+  let resolver = (): void => {
+    throw new Error('unreachable: the Promise executor runs at once');
+  };
+  const promessa = new Promise<void>((resolve) => (resolver = resolve));
+  return { promessa, resolver };
+}
 
 let postgres: Postgres;
 const abertos: { destroy(): Promise<void> }[] = [];
@@ -58,7 +70,7 @@ const tomarTodas = async (pausas: Pausas) => {
 };
 
 for (const [nome, criar] of [
-  ['PausasEmMemoria', async () => new PausasEmMemoria()],
+  ['PausasEmMemoria', () => Promise.resolve(new PausasEmMemoria())],
   ['PausasNoBanco (SQLite)', () => noBanco('sqlite')],
   ['PausasNoBanco (PostgreSQL)', () => noBanco('postgres')],
 ] as const) {
@@ -80,7 +92,7 @@ for (const [nome, criar] of [
       await pausas.guardar('a', pausa(1));
       const tomadas = await Promise.all(Array.from({ length: 8 }, () => pausas.tomar('a')));
       assert.deepEqual(
-        tomadas.filter(Boolean).map((p) => p!.criadaEm),
+        tomadas.filter((p) => p !== undefined).map((p) => p.criadaEm),
         [1],
       );
       assert.equal(await pausas.total(), 0);
@@ -119,11 +131,13 @@ for (const [nome, criar] of [
         await pausas.guardar(id, pausa(t));
       const tomada = await pausas.tomar('b');
       await pausas.guardar('d', pausa(40));
-      await pausas.guardar('b', tomada!);
+      assert.ok(tomada, 'b was there to take');
+      await pausas.guardar('b', tomada);
       assert.deepEqual(await tomarTodas(pausas), ['a', 'b', 'c', 'd']);
       assert.deepEqual(await pausas.ate(25, 10), ['a', 'b'], 'the sweep still finds it by its age');
       const primeira = await pausas.tomar('a');
-      await pausas.guardar('a', primeira!);
+      assert.ok(primeira, 'a was there to take');
+      await pausas.guardar('a', primeira);
       assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b'], 'eviction still picks it first');
     });
   });
@@ -137,12 +151,14 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
     const pausas = new PausasLimitadas(
       base,
       { maxPausadas, validadeMs: 600_000 },
-      async (id, msg) => void encerradas.push([id, msg]),
+      (id, msg) => {
+        encerradas.push([id, msg]);
+        return Promise.resolve();
+      },
       exclusao,
       () => agora,
     );
-    const pergunta = ({ criadaEm: _, ...resto }: Pausa) => resto;
-    return { base, pausas, encerradas, pergunta: pergunta(pausa(0)), avancar: (ms: number) => (agora += ms) };
+    return { base, pausas, encerradas, pergunta, avancar: (ms: number) => (agora += ms) };
   };
 
   it('dates each new question with its clock, and says when a taken pause outlived its requestState', async () => {
@@ -153,7 +169,7 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
     avancar(599_999);
     const quase = await pausas.tomar('t');
     assert.equal(quase?.expirada, false);
-    await pausas.devolver('t', quase!.pausa);
+    await pausas.devolver('t', quase.pausa);
     avancar(1);
     assert.equal((await pausas.tomar('t'))?.expirada, true);
   });
@@ -183,8 +199,8 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
     const exclusao = new ExclusaoLocal();
     const { pausas, base, pergunta, encerradas, avancar } = montar(1, exclusao);
     await pausas.abrir('ocupada', pergunta);
-    let soltar!: () => void;
-    const respondendo = exclusao.com('ocupada', () => new Promise<void>((resolver) => (soltar = resolver)));
+    const { promessa: resposta, resolver: soltar } = adiado();
+    const respondendo = exclusao.com('ocupada', () => resposta);
     avancar(600_000);
     assert.equal(await pausas.varrer(), 0);
     await pausas.abrir('outra', pergunta);
@@ -210,30 +226,33 @@ describe('Task turns', () => {
       });
     const resultados = await Promise.all([trabalho(a, '1'), trabalho(b, '2'), trabalho(a, '3'), trabalho(b, '4')]);
     assert.deepEqual(resultados, ['1', '2', '3', '4']);
-    for (let i = 0; i < registro.length; i += 2) assert.equal(registro[i]!.slice(0, -1), registro[i + 1]!.slice(0, -1), registro.join(' '));
-    let soltar!: () => void;
-    let entrou!: () => void;
-    const dentro = new Promise<void>((resolver) => (entrou = resolver));
+    for (let i = 0; i < registro.length; i += 2) {
+      const [comeco, fim] = [registro[i], registro[i + 1]];
+      assert.ok(comeco !== undefined && fim !== undefined, registro.join(' '));
+      assert.equal(comeco.slice(0, -1), fim.slice(0, -1), registro.join(' '));
+    }
+    const { promessa: dentro, resolver: entrou } = adiado();
+    const { promessa: liberada, resolver: soltar } = adiado();
     const segura = a.com('t', () => {
       entrou();
-      return new Promise<void>((resolver) => (soltar = resolver));
+      return liberada;
     });
     await dentro;
-    assert.equal(await b.seLivre('t', async () => 'entrou'), undefined, 'busy elsewhere');
-    assert.equal(await b.seLivre('outra', async () => 'entrou'), 'entrou');
+    assert.equal(await b.seLivre('t', () => Promise.resolve('entrou')), undefined, 'busy elsewhere');
+    assert.equal(await b.seLivre('outra', () => Promise.resolve('entrou')), 'entrou');
     soltar();
     await segura;
-    assert.equal(await b.seLivre('t', async () => 'entrou'), 'entrou');
+    assert.equal(await b.seLivre('t', () => Promise.resolve('entrou')), 'entrou');
   }
 
   it('in one process', async () => {
     const exclusao = new ExclusaoLocal();
     await provarExclusao(exclusao, exclusao);
     await assert.rejects(
-      exclusao.com('t', async () => Promise.reject(new Error('falhou'))),
+      exclusao.com('t', () => Promise.reject(new Error('falhou'))),
       /falhou/,
     );
-    assert.equal(await exclusao.com('t', async () => 'segue'), 'segue', 'a failed work does not block the next');
+    assert.equal(await exclusao.com('t', () => Promise.resolve('segue')), 'segue', 'a failed work does not block the next');
   });
 
   it('across processes sharing PostgreSQL (two pools stand for two agents)', async () => {
@@ -269,8 +288,11 @@ describe('Task stores', () => {
     const tarefas = new TarefasEmMemoria(10);
     const original = tarefa('t', TaskState.TASK_STATE_WORKING);
     await tarefas.save(original);
-    original.status!.state = TaskState.TASK_STATE_FAILED;
-    (await tarefas.load('t'))!.status!.state = TaskState.TASK_STATE_CANCELED;
+    assert.ok(original.status, 'the Task has a status');
+    original.status.state = TaskState.TASK_STATE_FAILED;
+    const copia = await tarefas.load('t');
+    assert.ok(copia?.status, 'the store gives the Task back, with its status');
+    copia.status.state = TaskState.TASK_STATE_CANCELED;
     assert.equal((await tarefas.load('t'))?.status?.state, TaskState.TASK_STATE_WORKING);
   });
 
@@ -290,7 +312,7 @@ describe('Task stores', () => {
 
   it('TarefasDaPonte: a store that fails is reported as "banco indisponivel", to the caller and to whoever waits', async () => {
     const quebrada = new TarefasEmMemoria(10);
-    quebrada.save = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    quebrada.save = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     const tarefas = new TarefasDaPonte(quebrada);
     const gravado = tarefas.gravado('t', TaskState.TASK_STATE_WORKING);
     await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), {

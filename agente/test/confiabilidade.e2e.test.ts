@@ -5,20 +5,32 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Sqlite from 'better-sqlite3';
-import { a2a, enviar, estado, mensagem, obter, pedido, tarefa } from '../../test/apoio/a2a.js';
-import { chamar } from '../../test/apoio/mcp.js';
-import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp } from '../../test/apoio/processos.js';
-import { escutar } from 'compartilhado/processo';
+import { Disponibilidade } from 'compartilhado/contrato';
+import { a2a, enviar, estado, mensagem, obter, pedido, reservaDe, tarefa } from '../../test/apoio/a2a.js';
+import { chamar, estruturado } from '../../test/apoio/mcp.js';
+import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte } from '../../test/apoio/processos.js';
+import { intermediario } from '../../test/apoio/intermediario.js';
+import { FORMATO_DO_PEDIDO } from '../src/intencao.js';
 import { mensagemDeExcesso } from '../src/limites.js';
 import { iniciarPostgres } from '../../scripts/postgres.js';
 
 const dia = (n: number) => `2027-03-${String(n).padStart(2, '0')}`;
 const ESTADO_SELADO = /v1\.[\w-]{20,}\.[\w-]{20,}/;
+
+/**
+ * The `error` of a JSON-RPC body read off the wire, whatever the body is
+ * (these tests send hostile input, so no shape is assumed); undefined when there is none.
+ */
+const erroDe = (corpo: unknown): unknown => (typeof corpo === 'object' && corpo !== null && 'error' in corpo ? corpo.error : undefined);
+/** The `error.code` of such a body; undefined when there is none. */
+const codigoDoErro = (corpo: unknown): unknown => {
+  const erro = erroDe(corpo);
+  return typeof erro === 'object' && erro !== null && 'code' in erro ? erro.code : undefined;
+};
 
 describe('TASKS_DB: a paused Task survives an agent killed with SIGKILL', () => {
   const pasta = mkdtempSync(join(tmpdir(), 'ponte-'));
@@ -48,7 +60,7 @@ describe('TASKS_DB: a paused Task survives an agent killed with SIGKILL', () => 
         assert.equal(estado(await obter(agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
         const fim = await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
         assert.equal(estado(fim), 'TASK_STATE_COMPLETED', fim.texto);
-        assert.equal(JSON.parse(tarefa(fim).artifacts[0].parts[0].text).sala, 'sala-fusca');
+        assert.equal(reservaDe(fim).sala, 'sala-fusca');
       } finally {
         await agente.parar();
       }
@@ -64,10 +76,9 @@ it('TASKS_DB unreachable at start: the agent stops with one clear line that neve
     (erro: Error) => {
       const linhas = erro.message.split('\n').filter((linha) => linha.includes('agente nao subiu'));
       assert.equal(linhas.length, 1, erro.message);
-      assert.match(
-        linhas[0]!,
-        /TASKS_DB: nao consegui preparar o banco em postgres:\/\/agente:\*\*\*@127\.0\.0\.1:1\/tarefas \(.*ECONNREFUSED/,
-      );
+      const [linha] = linhas;
+      assert.ok(linha !== undefined, erro.message);
+      assert.match(linha, /TASKS_DB: nao consegui preparar o banco em postgres:\/\/agente:\*\*\*@127\.0\.0\.1:1\/tarefas \(.*ECONNREFUSED/);
       assert.doesNotMatch(erro.message, /senha-secreta-456/);
       assert.equal(erro.message.split('\n').filter((linha) => /^\s+at /.test(linha)).length, 0, 'no stack trace');
       return true;
@@ -92,7 +103,7 @@ it('TASKS_DB lost while running: a clear JSON-RPC error, the agent keeps running
         arguments: { sala: 'sala-aquario', inicio: `${dia(20)}T10:00:00-03:00`, fim: `${dia(20)}T11:00:00-03:00` },
       },
     });
-    assert.equal(consulta.corpo.result.structuredContent.livre, true, 'a Task that was never stored booked nothing');
+    assert.equal(estruturado(consulta, Disponibilidade).livre, true, 'a Task that was never stored booked nothing');
     await banco.ligar();
     assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '11:00', '12:00'))), 'TASK_STATE_COMPLETED');
     assert.equal(agente.filho.exitCode, null);
@@ -111,10 +122,12 @@ describe('bounded memory', () => {
       assert.equal(estado(await enviar(agente.url, pedido('sala-garagem', dia(2), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
       const pausas = [];
       for (const nome of ['A', 'B', 'C']) pausas.push(await enviar(agente.url, pedido('sala-garagem', dia(2), '14:00', '15:00', nome)));
-      const primeira = await obter(agente.url, tarefa(pausas[0]!).id);
+      const [maisVelha] = pausas;
+      assert.ok(maisVelha !== undefined);
+      const primeira = await obter(agente.url, tarefa(maisVelha).id);
       assert.equal(estado(primeira), 'TASK_STATE_FAILED');
       assert.equal(mensagem(primeira), mensagemDeExcesso(2));
-      assert.ok((await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausas[0]!).id })).corpo.error);
+      assert.ok((await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(maisVelha).id })).corpo.error);
       for (const outra of pausas.slice(1)) assert.equal(estado(await obter(agente.url, tarefa(outra).id)), 'TASK_STATE_INPUT_REQUIRED');
     } finally {
       await agente.parar();
@@ -135,10 +148,10 @@ describe('hostile and broken input', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { x: 'x'.repeat(70_000) } }),
     );
     assert.equal(grande.status, 413);
-    assert.equal((await grande.json()).error.code, -32600);
+    assert.equal(codigoDoErro(await grande.json()), -32600);
     const quebrado = await postar(a2aUrl, '{"jsonrpc":');
     assert.equal(quebrado.status, 400);
-    assert.equal((await quebrado.json()).error.code, -32700);
+    assert.equal(codigoDoErro(await quebrado.json()), -32700);
     const profundo = '['.repeat(30_000) + ']'.repeat(30_000);
     for (const corpo of [
       '[]',
@@ -157,7 +170,7 @@ describe('hostile and broken input', () => {
       const resposta = await postar(a2aUrl, corpo);
       const texto = await resposta.text();
       assert.ok(resposta.status < 500, `${corpo.slice(0, 80)} -> ${resposta.status} ${texto.slice(0, 200)}`);
-      assert.ok(JSON.parse(texto).error, corpo.slice(0, 80));
+      assert.ok(erroDe(JSON.parse(texto)), corpo.slice(0, 80));
       assert.doesNotMatch(texto, /at .*\.(ts|js):\d+/);
     }
     assert.equal((await fetch(`${processos.agente.url}/.well-known/agent-card.json`)).status, 200, 'still serving');
@@ -174,20 +187,33 @@ describe('hostile and broken input', () => {
     for (const headers of casos) {
       const resposta = await postar(a2aUrl, corpo, headers);
       assert.ok(resposta.status >= 400 && resposta.status < 500, `${JSON.stringify(headers)} -> ${resposta.status}`);
-      assert.equal((await resposta.json()).error.code, -32600);
+      assert.equal(codigoDoErro(await resposta.json()), -32600);
     }
   });
 
-  it('A2A: enormous or control-character text ends FAILED with the format, and books nothing', async () => {
-    for (const texto of [
-      '\u0000\u0007\u001b[31m'.repeat(1_000),
-      'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000',
-      `reservar ${'a'.repeat(60_000)}`,
-    ]) {
+  it('A2A: enormous or control-character text ends FAILED with a clear message, and books nothing', async () => {
+    const reservasFeitas = async () =>
+      (await linhasAte(processos.mcp, (id) => chamar(processos.mcp.url, { metodo: 'tools/list', id }))).filter(
+        (linha) => linha.includes('metodo=tools/call') && linha.includes('resultado=complete'),
+      ).length;
+    const antes = await reservasFeitas();
+    const fora = `Pedido fora do formato. Use: ${FORMATO_DO_PEDIDO}`;
+    const casos: [texto: string, esperada: string][] = [
+      ['\u0000\u0007\u001b[31m'.repeat(1_000), fora],
+      [`reservar ${'a'.repeat(60_000)}`, fora],
+      // Inside the format: the MCP server refuses it, and its exact text ends the Task.
+      [
+        'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000',
+        'Data/hora invalida em inicio: use ISO 8601 com fuso explicito, por exemplo 2026-11-03T14:00:00-03:00',
+      ],
+    ];
+    for (const [texto, esperada] of casos) {
       const resposta = await enviar(processos.agente.url, texto);
       assert.equal(resposta.status, 200);
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
+      assert.equal(mensagem(resposta), esperada);
     }
+    assert.equal(await reservasFeitas(), antes, 'no tools/call completed');
   });
 
   it('MCP: a deeply nested body and control characters in arguments are answered, not crashed on', async () => {
@@ -195,12 +221,12 @@ describe('hostile and broken input', () => {
       metodo: 'tools/list',
       corpo: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'['.repeat(30_000)}${']'.repeat(30_000)}}`,
     });
-    assert.ok(profundo.status < 500 && profundo.corpo.error, profundo.texto.slice(0, 200));
+    assert.ok(profundo.status < 500 && profundo.corpo?.error, profundo.texto.slice(0, 200));
     const controle = await chamar(processos.mcp.url, {
       metodo: 'tools/call',
       params: { name: 'reservar_sala', arguments: { sala: '\u0000sala', inicio: '\u001b', fim: '\u0007', responsavel: 'x' } },
     });
-    assert.equal(controle.corpo.result.isError, true);
+    assert.equal(controle.corpo?.result?.isError, true);
   });
 
   it('MCP: a foreign browser Origin is refused with 403 (DNS rebinding); local origins pass', async () => {
@@ -218,57 +244,31 @@ describe('hostile and broken input', () => {
     const pausa = await enviar(processos.agente.url, pedido('sala-garagem', dia(3), '14:00', '15:00', 'Biff'));
     await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id });
     await a2a(processos.agente.url, 'GetTask', { id: tarefa(pausa).id });
-    for (const linha of [...processos.agente.linhas, ...processos.mcp.linhas]) {
+    // Read past a barrier: every line of the requests above has arrived.
+    const linhasDoAgente = await linhasAte(processos.agente, (id) => a2a(processos.agente.url, 'GetTask', { id }));
+    const linhasDoMcp = await linhasAte(processos.mcp, (id) => chamar(processos.mcp.url, { metodo: 'tools/list', id }));
+    assert.ok(
+      linhasDoMcp.some((linha) => linha.includes('resultado=input_required')),
+      'the pause is among the lines read',
+    );
+    for (const linha of [...linhasDoAgente, ...linhasDoMcp]) {
       assert.doesNotMatch(linha, ESTADO_SELADO);
       assert.ok(!linha.includes(processos.segredo));
     }
   });
 });
 
-/**
- * A gate in front of the MCP server: it holds tools/call answers until
- * released, so a test knows requests are in flight inside the agent.
- */
-async function portaoDoMcp(destino: string) {
-  let abrir!: () => void;
-  const aberto = new Promise<void>((resolver) => (abrir = resolver));
-  const chegadas: ((n: number) => void)[] = [];
-  let chamadas = 0;
-  const servidor = createServer(async (req, res) => {
-    const partes: Buffer[] = [];
-    for await (const parte of req) partes.push(parte as Buffer);
-    const corpo = Buffer.concat(partes).toString('utf8');
-    if (corpo.includes('"tools/call"')) {
-      chamadas += 1;
-      for (const avisar of chegadas) avisar(chamadas);
-      await aberto;
-    }
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).filter(([nome]) => !['host', 'content-length', 'connection'].includes(nome)),
-    ) as Record<string, string>;
-    const resposta = await fetch(destino, { method: req.method, headers, body: req.method === 'POST' ? corpo : undefined });
-    res.writeHead(resposta.status, Object.fromEntries(resposta.headers)).end(Buffer.from(await resposta.arrayBuffer()));
-  });
-  const porta = await escutar(servidor, 0, '127.0.0.1');
-  return {
-    url: `http://127.0.0.1:${porta}/mcp`,
-    abrir,
-    chamadasEmEspera: (n: number) =>
-      new Promise<void>((resolver) => (chamadas >= n ? resolver() : chegadas.push((total) => total >= n && resolver()))),
-    fechar: () => new Promise((resolver) => servidor.close(resolver)),
-  };
-}
-
 it('SIGTERM: requests in flight finish, then the process exits 0', async () => {
   const mcp = await iniciarServidorMcp();
-  const portao = await portaoDoMcp(mcp.url);
+  const portao = await intermediario(mcp.url);
+  const soltar = portao.reter();
   const agente = await iniciarAgente(portao.url);
   try {
     const emVoo = Array.from({ length: 5 }, (_, i) => enviar(agente.url, pedido('sala-aquario', dia(10 + i), '10:00', '11:00')));
-    await portao.chamadasEmEspera(5);
+    await portao.chamadasRecebidas(5);
     const saida = agente.parar('SIGTERM');
     await agente.esperarLinha(/agente: SIGTERM, encerrando/);
-    portao.abrir();
+    soltar();
     for (const resposta of await Promise.all(emVoo)) assert.equal(estado(resposta), 'TASK_STATE_COMPLETED');
     assert.equal(await saida, 0);
   } finally {

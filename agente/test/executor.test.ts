@@ -1,7 +1,7 @@
 /** The executor publishes what the bridge decided, in the Task lifecycle order. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { SendMessageRequest, Task, TaskState } from '@a2a-js/sdk';
+import { SendMessageRequest, Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBus,
   RequestContext,
@@ -11,14 +11,62 @@ import {
 } from '@a2a-js/sdk/server';
 import { ExclusaoLocal } from '../src/exclusao.js';
 import { Executor } from '../src/executor.js';
-import type { Desfecho, Ponte } from '../src/ponte.js';
+import { Ponte, type Desfecho, type PausasDaPonte } from '../src/ponte.js';
 import type { Trace } from '../src/trace.js';
 
+const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));
+
+/** The MCP client a Ponte is built with; the steps below never reach it. */
+const mcpInalcancavel: ConstructorParameters<typeof Ponte>[0] = {
+  url: new URL('http://mcp.invalid/mcp'),
+  ferramentas: inesperado('mcp.ferramentas'),
+  lerTexto: inesperado('mcp.lerTexto'),
+  chamar: inesperado('mcp.chamar'),
+};
+
+const pausasInalcancaveis: PausasDaPonte = {
+  abrir: inesperado('pausas.abrir'),
+  tomar: inesperado('pausas.tomar'),
+  devolver: inesperado('pausas.devolver'),
+  apagar: inesperado('pausas.apagar'),
+};
+
+/** The real Ponte, with the steps the executor calls replaced by the test's; a step not given fails if called. */
+function ponteCom(passos: Partial<Pick<Ponte, 'atender' | 'retomar'>>): Ponte {
+  class PonteDeTeste extends Ponte {
+    override atender(...args: Parameters<Ponte['atender']>): Promise<Desfecho> {
+      return passos.atender ? passos.atender(...args) : inesperado('ponte.atender')();
+    }
+    override retomar(...args: Parameters<Ponte['retomar']>): Promise<Desfecho> {
+      return passos.retomar ? passos.retomar(...args) : inesperado('ponte.retomar')();
+    }
+  }
+  return new PonteDeTeste(mcpInalcancavel, pausasInalcancaveis);
+}
+
+/** A promise and the function that resolves it (Promise.withResolvers is newer than Node 20). */
+function adiado(): { promessa: Promise<void>; resolver: () => void } {
+  let resolver = (): void => {
+    throw new Error('unreachable: the Promise executor runs at once');
+  };
+  const promessa = new Promise<void>((resolve) => (resolver = resolve));
+  return { promessa, resolver };
+}
+
+/** The name of a status's state; an event without a status fails here. */
+function nomeDoEstado(status: TaskStatus | undefined): string {
+  assert.ok(status, 'an event without a status');
+  return TaskState[status.state];
+}
+
 function executar(desfecho: Desfecho, traceparent?: string) {
-  const traces: (Trace | undefined)[] = [];
-  const ponte = {
-    atender: async (_t: string, _texto: string, trace: Trace) => (traces.push(trace), desfecho),
-  } as unknown as Ponte;
+  const traces: Trace[] = [];
+  const ponte = ponteCom({
+    atender: (_t, _texto, trace) => {
+      traces.push(trace);
+      return Promise.resolve(desfecho);
+    },
+  });
   const bus = new DefaultExecutionEventBus();
   const eventos: AgentExecutionEvent[] = [];
   let terminou = false;
@@ -35,13 +83,13 @@ function executar(desfecho: Desfecho, traceparent?: string) {
     eventos,
     traces,
     terminou: () => terminou,
-    pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus),
+    pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(contexto, bus),
   };
 }
 
 const estados = (eventos: AgentExecutionEvent[]) =>
   eventos.map((e) =>
-    e.kind === 'task' ? `task:${TaskState[e.data.status!.state]}` : e.kind === 'statusUpdate' ? TaskState[e.data.status!.state] : e.kind,
+    e.kind === 'task' ? `task:${nomeDoEstado(e.data.status)}` : e.kind === 'statusUpdate' ? nomeDoEstado(e.data.status) : e.kind,
   );
 
 it('a completed booking: task SUBMITTED, WORKING, artifact reserva, COMPLETED with a message', async () => {
@@ -49,10 +97,15 @@ it('a completed booking: task SUBMITTED, WORKING, artifact reserva, COMPLETED wi
   const { eventos, terminou, pronto } = executar({ estado: 'concluida', mensagem: 'Reserva res-0003 confirmada na sala-porao.', reserva });
   await pronto;
   assert.deepEqual(estados(eventos), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
-  const artefato = eventos[2]!.kind === 'artifactUpdate' ? eventos[2]!.data.artifact! : undefined;
-  assert.equal(artefato?.name, 'reserva');
-  assert.equal(artefato?.parts.length, 1);
-  assert.deepEqual(JSON.parse(artefato?.parts[0]?.content?.$case === 'text' ? artefato.parts[0].content.value : ''), reserva);
+  const evento = eventos[2];
+  assert.ok(evento?.kind === 'artifactUpdate', 'the third event is the artifact');
+  const artefato = evento.data.artifact;
+  assert.ok(artefato, 'the artifact event carries an artifact');
+  assert.equal(artefato.name, 'reserva');
+  assert.equal(artefato.parts.length, 1);
+  const [parte] = artefato.parts;
+  const lido: unknown = JSON.parse(parte?.content?.$case === 'text' ? parte.content.value : '');
+  assert.deepEqual(lido, reserva);
   assert.ok(terminou());
 });
 
@@ -65,11 +118,14 @@ for (const [estado, esperado] of [
     const { eventos, pronto } = executar({ estado, mensagem: 'texto exato' });
     await pronto;
     assert.deepEqual(estados(eventos), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', esperado]);
-    const ultimo = eventos.at(-1)!;
-    const mensagem = ultimo.kind === 'statusUpdate' ? ultimo.data.status!.message! : undefined;
-    assert.equal(mensagem?.parts[0]?.content?.$case === 'text' && mensagem.parts[0].content.value, 'texto exato');
-    assert.equal(mensagem?.taskId, 'task-1');
-    assert.equal(mensagem?.contextId, 'ctx-1');
+    const ultimo = eventos.at(-1);
+    assert.ok(ultimo?.kind === 'statusUpdate', 'the last event is a status update');
+    const mensagem = ultimo.data.status?.message;
+    assert.ok(mensagem, 'the final status carries a message');
+    const [parte] = mensagem.parts;
+    assert.equal(parte?.content?.$case === 'text' && parte.content.value, 'texto exato');
+    assert.equal(mensagem.taskId, 'task-1');
+    assert.equal(mensagem.contextId, 'ctx-1');
   });
 }
 
@@ -78,14 +134,21 @@ it('uses the trace-id of the traceparent header, or starts its own trace', async
   const sem = executar({ estado: 'falhou', mensagem: 'x' }, 'invalido');
   await Promise.all([com.pronto, sem.pronto]);
   assert.equal(com.traces[0]?.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
-  assert.match(sem.traces[0]!.traceId, /^[0-9a-f]{32}$/);
-  assert.notEqual(sem.traces[0]!.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
+  const [proprio] = sem.traces;
+  assert.ok(proprio, 'the bridge was given a trace');
+  assert.match(proprio.traceId, /^[0-9a-f]{32}$/);
+  assert.notEqual(proprio.traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
 });
 
 it('an answer to a Task that is not waiting for one publishes the Task as it is and changes nothing', async () => {
   const naoPausada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } });
   let retomou = false;
-  const ponte = { retomar: async () => ((retomou = true), { estado: 'falhou', mensagem: 'x' }) } as unknown as Ponte;
+  const ponte = ponteCom({
+    retomar: () => {
+      retomou = true;
+      return Promise.resolve({ estado: 'falhou', mensagem: 'x' });
+    },
+  });
   const bus = new DefaultExecutionEventBus();
   const eventos: AgentExecutionEvent[] = [];
   bus.on('event', (evento) => eventos.push(evento));
@@ -93,22 +156,24 @@ it('an answer to a Task that is not waiting for one publishes the Task as it is 
     message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' },
   });
   const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), naoPausada);
-  await new Executor(ponte, new ExclusaoLocal(), { gravado: async () => undefined }).execute(contexto, bus);
+  await new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(contexto, bus);
   assert.deepEqual(estados(eventos), ['task:TASK_STATE_WORKING']);
   assert.equal(retomou, false);
 });
 
 it('a new Task holds its turn until its outcome is stored, so a cancel or an answer waits for it', async () => {
   const exclusao = new ExclusaoLocal();
-  let gravar!: () => void;
+  // Replaced by the resolver of the INPUT_REQUIRED save; called before that save was asked for, it fails the test.
+  let gravar = (): void => {
+    throw new Error('the INPUT_REQUIRED outcome was never handed to the store');
+  };
   const tarefas = {
     gravado: (_taskId: string, estado: TaskState) =>
       estado === TaskState.TASK_STATE_INPUT_REQUIRED ? new Promise<void>((resolver) => (gravar = resolver)) : Promise.resolve(),
   };
-  const ponte = { atender: async () => ({ estado: 'pausada', mensagem: 'alternativas: a' }) } as unknown as Ponte;
+  const ponte = ponteCom({ atender: () => Promise.resolve({ estado: 'pausada', mensagem: 'alternativas: a' }) });
   const bus = new DefaultExecutionEventBus();
-  let publicouFinal!: () => void;
-  const final = new Promise<void>((resolver) => (publicouFinal = resolver));
+  const { promessa: final, resolver: publicouFinal } = adiado();
   bus.on(
     'event',
     (evento) => evento.kind === 'statusUpdate' && evento.data.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && publicouFinal(),
@@ -119,15 +184,25 @@ it('a new Task holds its turn until its outcome is stored, so a cancel or an ans
     bus,
   );
   await final;
-  assert.equal(await exclusao.seLivre('task-1', async () => 'entrou'), undefined, 'published but not yet stored: still its turn');
+  assert.equal(
+    await exclusao.seLivre('task-1', () => Promise.resolve('entrou')),
+    undefined,
+    'published but not yet stored: still its turn',
+  );
   gravar();
   await execucao;
-  assert.equal(await exclusao.seLivre('task-1', async () => 'entrou'), 'entrou');
+  assert.equal(await exclusao.seLivre('task-1', () => Promise.resolve('entrou')), 'entrou');
 });
 
 it('asks nothing of MCP before the new Task is on record: a Task that cannot be stored fails without a booking', async () => {
   let atendeu = false;
-  const ponte = { atender: async () => ((atendeu = true), { estado: 'concluida', mensagem: 'x' }) } as unknown as Ponte;
+  const ponte = ponteCom({
+    atender: () => {
+      atendeu = true;
+      const reserva = { reserva: 'res-0001', sala: 'sala-porao', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: '2026-11-01' };
+      return Promise.resolve({ estado: 'concluida', mensagem: 'x', reserva });
+    },
+  });
   const tarefas = { gravado: () => Promise.reject(new Error('banco fora')) };
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
   const execucao = new Executor(ponte, new ExclusaoLocal(), tarefas).execute(

@@ -63,7 +63,8 @@ describe('trace context', () => {
     }
   });
   it('gives each child the same trace-id and a new span-id', () => {
-    const trace = lerTraceparent(valido)!;
+    const trace = lerTraceparent(valido);
+    assert.ok(trace);
     const a = traceparentFilho(trace),
       b = traceparentFilho(trace);
     assert.match(a, /^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);

@@ -5,9 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { a2a, artefato, corposRecebidos, enviar, estado, mensagem, obter, pedido, tarefa } from '../../test/apoio/a2a.js';
-import { chamar } from '../../test/apoio/mcp.js';
-import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte, type Processo } from '../../test/apoio/processos.js';
+import * as z from 'zod';
+import { a2a, artefato, enviar, estado, mensagem, obter, pedido, reservaDe, tarefa, type RespostaA2A } from '../../test/apoio/a2a.js';
+import { intermediario } from '../../test/apoio/intermediario.js';
+import { Disponibilidade } from 'compartilhado/contrato';
+import { chamar, estruturado } from '../../test/apoio/mcp.js';
+import {
+  ambosOsProcessos,
+  iniciarAgente,
+  iniciarServidorMcp,
+  linhasAte,
+  segredoDeTeste,
+  type Processo,
+} from '../../test/apoio/processos.js';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -17,7 +27,29 @@ const dia = (n: number) => `2027-02-${String(n).padStart(2, '0')}`;
 const logDoMcp = (mcp: Processo) => linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }));
 /** MCP stderr lines of tools/call, in order. */
 const chamadasDeFerramenta = async (mcp: Processo) => (await logDoMcp(mcp)).filter((linha) => linha.includes('metodo=tools/call'));
-const idDe = (linha: string) => /\bid=(\S+)/.exec(linha)![1];
+const idDe = (linha: string) => {
+  const id = /\bid=(\S+)/.exec(linha)?.[1];
+  assert.ok(id !== undefined, `no id= in ${linha}`);
+  return id;
+};
+
+/** The Agent Card as far as these tests read it; what the assertions compare stays unknown, so they decide. */
+const CartaoNoFio = z.looseObject({
+  name: z.unknown(),
+  supportedInterfaces: z.unknown(),
+  capabilities: z.unknown(),
+  defaultInputModes: z.unknown(),
+  skills: z.array(z.looseObject({ id: z.unknown(), description: z.unknown(), examples: z.array(z.string()).optional() })),
+});
+
+/** The JSON object in the first text part of a Task's first artifact, as written: no key dropped, none reordered. */
+function jsonDoArtefato(resposta: RespostaA2A): object {
+  const texto = artefato(resposta).parts[0]?.text;
+  assert.ok(texto !== undefined, resposta.texto);
+  const valor: unknown = JSON.parse(texto);
+  assert.ok(typeof valor === 'object' && valor !== null, texto);
+  return valor;
+}
 
 describe('agente + servidor-mcp', () => {
   const processos = ambosOsProcessos();
@@ -35,16 +67,19 @@ describe('agente + servidor-mcp', () => {
       const resposta = await fetch(new URL('/.well-known/agent-card.json', processos.agente.url));
       assert.equal(resposta.status, 200);
       assert.equal(resposta.headers.get('access-control-allow-origin'), '*');
-      const card = await resposta.json();
+      const card = CartaoNoFio.parse(await resposta.json());
       assert.equal(card.name, 'Central de Salas');
       assert.deepEqual(card.supportedInterfaces, [
         { url: `${processos.agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ]);
       assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
       assert.deepEqual(card.defaultInputModes, ['text/plain']);
-      const skill = card.skills.find((s: { id: string }) => s.id === 'reservar-sala');
+      const skill = card.skills.find((s) => s.id === 'reservar-sala');
+      assert.ok(skill, 'the reservar-sala skill');
       assert.ok(skill.description);
-      assert.match(skill.examples[0], /^reservar sala=\S+ inicio=\S+ fim=\S+ responsavel=.+$/);
+      const [exemplo] = skill.examples ?? [];
+      assert.ok(exemplo !== undefined, 'the skill has an example');
+      assert.match(exemplo, /^reservar sala=\S+ inicio=\S+ fim=\S+ responsavel=.+$/);
     });
   });
 
@@ -57,10 +92,11 @@ describe('agente + servidor-mcp', () => {
       assert.ok(task.id && task.contextId && task.id !== task.contextId);
       assert.equal(artefato(resposta).name, 'reserva');
       assert.equal(artefato(resposta).parts.length, 1);
-      const reserva = JSON.parse(artefato(resposta).parts[0].text);
-      assert.deepEqual(Object.keys(reserva), ['reserva', 'sala', 'inicio', 'fim', 'responsavel', 'politica']);
+      // The raw JSON, not reservaDe's parse: a schema would drop extra keys and set its own key order.
+      const escrita = jsonDoArtefato(resposta);
+      assert.deepEqual(Object.keys(escrita), ['reserva', 'sala', 'inicio', 'fim', 'responsavel', 'politica']);
       assert.deepEqual(
-        { ...reserva, reserva: undefined },
+        { ...escrita, reserva: undefined },
         {
           reserva: undefined,
           sala: 'sala-porao',
@@ -70,6 +106,7 @@ describe('agente + servidor-mcp', () => {
           politica: '2026-11-01',
         },
       );
+      const reserva = reservaDe(resposta);
       assert.match(reserva.reserva, /^res-\d{4}$/);
       assert.equal(mensagem(resposta), `Reserva ${reserva.reserva} confirmada na sala-porao.`);
       const lida = await obter(processos.agente.url, task.id);
@@ -81,8 +118,8 @@ describe('agente + servidor-mcp', () => {
       const resposta = await enviar(processos.agente.url, pedido('sala-inexistente', dia(1), '09:00', '10:00'));
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
       assert.equal(mensagem(resposta), 'Sala inexistente: sala-inexistente');
-      const historico = tarefa(await obter(processos.agente.url, tarefa(resposta).id)).history;
-      assert.ok(historico.some((m: any) => m.role === 'ROLE_AGENT' && m.parts[0].text === 'Sala inexistente: sala-inexistente'));
+      const historico = tarefa(await obter(processos.agente.url, tarefa(resposta).id)).history ?? [];
+      assert.ok(historico.some((m) => m.role === 'ROLE_AGENT' && m.parts[0]?.text === 'Sala inexistente: sala-inexistente'));
     });
 
     it('a request outside the format: FAILED with the expected format, and no MCP call', async () => {
@@ -109,12 +146,17 @@ describe('agente + servidor-mcp', () => {
 
     it('an unknown task is an error, not a new Task', async () => {
       const resposta = await enviar(processos.agente.url, 'escolha=sala-fusca', { taskId: 'task-que-nao-existe' });
-      assert.equal(resposta.corpo.error.code, -32001);
+      assert.equal(resposta.corpo.error?.code, -32001);
     });
 
     it('works without an A2A-Version header, and refuses an unsupported one', async () => {
-      const velho = await a2a(processos.agente.url, 'GetTask', { id: 'x' }, { 'A2A-Version': '0.3' });
-      assert.ok(velho.corpo.error);
+      const feita = await enviar(processos.agente.url, pedido('sala-aquario', dia(24), '09:00', '10:00'));
+      const id: string = tarefa(feita).id;
+      assert.equal(estado(await obter(processos.agente.url, id)), 'TASK_STATE_COMPLETED', 'no header: read as 1.0');
+      assert.equal(estado(await a2a(processos.agente.url, 'GetTask', { id }, { 'A2A-Version': '1.0' })), 'TASK_STATE_COMPLETED');
+      // The same read of a Task that exists, in a version this agent does not speak: refused for the version alone.
+      const velho = await a2a(processos.agente.url, 'GetTask', { id }, { 'A2A-Version': '0.9' });
+      assert.equal(velho.corpo.error?.code, -32009, velho.texto);
     });
   });
 
@@ -130,12 +172,13 @@ describe('agente + servidor-mcp', () => {
       const antes = (await chamadasDeFerramenta(processos.mcp)).length;
       const fim = await enviar(processos.agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
       assert.equal(estado(fim), 'TASK_STATE_COMPLETED');
-      const reserva = JSON.parse(artefato(fim).parts[0].text);
+      const reserva = reservaDe(fim);
       assert.equal(reserva.sala, 'sala-mirante');
       assert.equal(reserva.responsavel, 'Biff');
       const chamadas = await chamadasDeFerramenta(processos.mcp);
-      const retry = chamadas[antes]!;
-      const original = chamadas[antes - 1]!;
+      const retry = chamadas[antes];
+      const original = chamadas[antes - 1];
+      assert.ok(retry !== undefined && original !== undefined, chamadas.join('\n'));
       assert.match(original, /resultado=input_required/);
       assert.match(retry, /resultado=complete/);
       assert.notEqual(idDe(retry), idDe(original));
@@ -147,7 +190,18 @@ describe('agente + servidor-mcp', () => {
       const pausa = await pausar(dia(5));
       const fim = await enviar(processos.agente.url, 'escolha=recusar', { taskId: tarefa(pausa).id });
       assert.equal(estado(fim), 'TASK_STATE_CANCELED');
-      assert.equal(artefato(fim), undefined);
+      // The Task's first artifact, read without artefato(), which fails on a Task that has none.
+      assert.equal(tarefa(fim).artifacts?.[0], undefined);
+      for (const sala of ['sala-fusca', 'sala-mirante']) {
+        const consulta = await chamar(processos.mcp.url, {
+          metodo: 'tools/call',
+          params: {
+            name: 'consultar_disponibilidade',
+            arguments: { sala, inicio: `${dia(5)}T14:00:00-03:00`, fim: `${dia(5)}T15:00:00-03:00` },
+          },
+        });
+        assert.equal(estruturado(consulta, Disponibilidade).livre, true, `${sala} stays free`);
+      }
     });
 
     it('a choice outside the enum, or any other text, keeps INPUT_REQUIRED with the same line and calls nothing', async () => {
@@ -172,11 +226,11 @@ describe('agente + servidor-mcp', () => {
     it('many paused Tasks at once, continued in reverse order, each finish with their own booking', async () => {
       const dias = [8, 9, 10, 11, 12].map(dia);
       const pausas = await Promise.all(dias.map((d, i) => pausar(d, `Pessoa ${i}`)));
-      const fins = [];
+      const fins: RespostaA2A[] = [];
       for (const [i, pausa] of [...pausas.entries()].reverse()) {
         fins[i] = await enviar(processos.agente.url, `escolha=${i % 2 ? 'sala-fusca' : 'sala-mirante'}`, { taskId: tarefa(pausa).id });
       }
-      const reservas = fins.map((fim) => JSON.parse(artefato(fim).parts[0].text));
+      const reservas = fins.map(reservaDe);
       reservas.forEach((reserva, i) => {
         assert.equal(reserva.inicio, `${dias[i]}T14:00:00-03:00`);
         assert.equal(reserva.responsavel, `Pessoa ${i}`);
@@ -216,48 +270,91 @@ describe('agente + servidor-mcp', () => {
       assert.equal(traces.length, 2);
       assert.ok(traces[0] && traces[0] === traces[1], chamadas.join('\n'));
     });
-
-    it('evaluator step 5: tools/list appears in the MCP log before the first tools/call of the agent', async () => {
-      const clienteDoAgente = (await logDoMcp(processos.mcp)).filter((l) => /traceparent=00-/.test(l));
-      const lista = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/list'));
-      const chamada = clienteDoAgente.findIndex((l) => l.includes('metodo=tools/call'));
-      assert.ok(lista >= 0 && lista < chamada, clienteDoAgente.slice(0, 3).join('\n'));
-    });
-  });
-
-  it('a paused Task survives a restart of the MCP server', async () => {
-    const pausa = await pausar(dia(16));
-    assert.equal(await processos.mcp.parar(), 0);
-    processos.mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: processos.segredo, MCP_PORT: String(processos.mcp.porta) });
-    const fim = await enviar(processos.agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
-    assert.equal(estado(fim), 'TASK_STATE_COMPLETED', fim.texto);
-  });
-
-  it('no A2A response ever carried a requestState', () => {
-    assert.ok(corposRecebidos.length > 30);
-    for (const corpo of corposRecebidos) assert.doesNotMatch(corpo, /v1\.[\w-]{20,}\.[\w-]{20,}|requestState|inputResponses/);
   });
 });
 
-describe('agente with the MCP server down', () => {
-  it('fails the Task with a clear message, keeps serving, and recovers when MCP comes up', async () => {
+describe('agente on its own processes', () => {
+  it('evaluator step 5: its first tools/call comes after a tools/list in the MCP log', async () => {
     const mcp = await iniciarServidorMcp();
-    const porta = mcp.porta;
-    await mcp.parar();
-    const agente = await iniciarAgente(`http://127.0.0.1:${porta}/mcp`);
+    const agente = await iniciarAgente(mcp.url);
+    try {
+      assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(21), '09:00', '10:00'))), 'TASK_STATE_COMPLETED');
+      const doAgente = (await logDoMcp(mcp)).filter((l) => /traceparent=00-/.test(l));
+      const lista = doAgente.findIndex((l) => l.includes('metodo=tools/list'));
+      const chamada = doAgente.findIndex((l) => l.includes('metodo=tools/call'));
+      assert.ok(chamada >= 0, doAgente.join('\n'));
+      assert.ok(lista >= 0 && lista < chamada, doAgente.slice(0, 3).join('\n'));
+    } finally {
+      await agente.parar();
+      await mcp.parar();
+    }
+  });
+
+  it('a paused Task survives a restart of the MCP server, even on another port', async () => {
+    const segredo = segredoDeTeste();
+    const primeiro = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+    const frente = await intermediario(primeiro.url);
+    const agente = await iniciarAgente(frente.url);
+    let segundo: Processo | undefined;
+    try {
+      assert.equal(estado(await enviar(agente.url, pedido('sala-garagem', dia(22), '14:00', '15:00', 'Marty'))), 'TASK_STATE_COMPLETED');
+      const pausa = await enviar(agente.url, pedido('sala-garagem', dia(22), '14:00', '15:00', 'Biff'));
+      assert.equal(estado(pausa), 'TASK_STATE_INPUT_REQUIRED');
+      assert.equal(await primeiro.parar(), 0);
+      segundo = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+      frente.apontar(segundo.url);
+      const fim = await enviar(agente.url, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
+      assert.equal(estado(fim), 'TASK_STATE_COMPLETED', fim.texto);
+      assert.equal(reservaDe(fim).sala, 'sala-mirante');
+    } finally {
+      await agente.parar();
+      await frente.fechar();
+      await segundo?.parar();
+      await primeiro.parar();
+    }
+  });
+
+  it('with the MCP server down: the Task fails with a clear message, the agent keeps serving, and recovers when MCP is back', async () => {
+    const frente = await intermediario(undefined);
+    const agente = await iniciarAgente(frente.url);
+    const mcp = await iniciarServidorMcp();
     try {
       const resposta = await enviar(agente.url, pedido('sala-aquario', dia(20), '09:00', '10:00'));
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
-      assert.match(mensagem(resposta), new RegExp(`^Servidor MCP indisponivel em http://127\\.0\\.0\\.1:${porta}/mcp`));
+      assert.ok(mensagem(resposta).startsWith(`Servidor MCP indisponivel em ${frente.url}`), mensagem(resposta));
       assert.equal((await fetch(new URL('/.well-known/agent-card.json', agente.url))).status, 200);
-      const devolta = await iniciarServidorMcp({ MCP_PORT: String(porta) });
-      try {
-        assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '09:00', '10:00'))), 'TASK_STATE_COMPLETED');
-      } finally {
-        await devolta.parar();
-      }
+      frente.apontar(mcp.url);
+      assert.equal(estado(await enviar(agente.url, pedido('sala-aquario', dia(20), '09:00', '10:00'))), 'TASK_STATE_COMPLETED');
     } finally {
       await agente.parar();
+      await frente.fechar();
+      await mcp.parar();
+    }
+  });
+
+  it('no A2A response of a whole round (pause, wrong choice, answer, read, refusal) carries a requestState', async () => {
+    const mcp = await iniciarServidorMcp();
+    const agente = await iniciarAgente(mcp.url);
+    try {
+      const respostas = [await enviar(agente.url, pedido('sala-garagem', dia(23), '14:00', '15:00', 'Marty'))];
+      const pausa = await enviar(agente.url, pedido('sala-garagem', dia(23), '14:00', '15:00', 'Biff'));
+      const outra = await enviar(agente.url, pedido('sala-garagem', dia(23), '14:00', '15:00', 'Lorraine'));
+      respostas.push(pausa, outra);
+      respostas.push(await enviar(agente.url, 'escolha=sala-aquario', { taskId: tarefa(pausa).id }));
+      respostas.push(await enviar(agente.url, 'escolha=sala-fusca', { taskId: tarefa(pausa).id }));
+      respostas.push(await obter(agente.url, tarefa(pausa).id));
+      respostas.push(await enviar(agente.url, 'escolha=recusar', { taskId: tarefa(outra).id }));
+      respostas.push(await a2a(agente.url, 'ListTasks', {}));
+      assert.deepEqual(respostas.slice(1, 5).map(estado), [
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_COMPLETED',
+      ]);
+      for (const { texto } of respostas) assert.doesNotMatch(texto, /v1\.[\w-]{20,}\.[\w-]{20,}|requestState|inputResponses/);
+    } finally {
+      await agente.parar();
+      await mcp.parar();
     }
   });
 });

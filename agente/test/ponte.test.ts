@@ -1,7 +1,8 @@
 /** The bridge against a fake MCP client: the translation rules, one by one. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ClienteMcp, Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
 import { ExclusaoLocal } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas } from '../src/limites.js';
 import { PausasEmMemoria } from '../src/pausas.js';
@@ -54,7 +55,7 @@ const reservada = (sala: string): ResultadoDaFerramenta => ({
   },
 });
 
-class McpFalso {
+class McpFalso implements Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'> {
   readonly url = new URL('http://mcp.test/mcp');
   readonly chamadas: { name: string; args: Record<string, unknown>; traceparent: string; continuacao?: Continuacao }[] = [];
   ferramentasListadas = 0;
@@ -62,19 +63,19 @@ class McpFalso {
     private readonly respostas: (ResultadoDaFerramenta | Error)[],
     private readonly nomes = ['reservar_sala'],
   ) {}
-  async ferramentas(_traceparent: string) {
+  ferramentas(): Promise<Tool[]> {
     this.ferramentasListadas++;
-    return this.nomes.map((name) => ({ name, inputSchema: { type: 'object' as const } }));
+    return Promise.resolve(this.nomes.map((name) => ({ name, inputSchema: { type: 'object' } })));
   }
-  async lerTexto() {
-    return POLITICA;
+  lerTexto(): Promise<string> {
+    return Promise.resolve(POLITICA);
   }
-  async chamar(name: string, args: Record<string, unknown>, traceparent: string, continuacao?: Continuacao) {
+  chamar(name: string, args: Record<string, unknown>, traceparent: string, continuacao?: Continuacao): Promise<ResultadoDaFerramenta> {
     this.chamadas.push({ name, args, traceparent, continuacao });
     const resposta = this.respostas.shift();
-    if (!resposta) throw new Error('chamada inesperada');
-    if (resposta instanceof Error) throw resposta;
-    return resposta;
+    if (!resposta) return Promise.reject(new Error('chamada inesperada'));
+    if (resposta instanceof Error) return Promise.reject(resposta);
+    return Promise.resolve(resposta);
   }
 }
 
@@ -113,7 +114,7 @@ describe('Ponte', () => {
     const { ponte } = montar([reservada('sala-garagem')]);
     const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal(desfecho.estado, 'concluida');
-    assert.deepEqual(desfecho.estado === 'concluida' && desfecho.reserva, {
+    assert.deepEqual(desfecho.reserva, {
       reserva: 'res-0009',
       sala: 'sala-garagem',
       inicio: 'i',
@@ -150,12 +151,13 @@ describe('Ponte', () => {
     const desfecho = await responder(ponte, 't', 'escolha=sala-mirante');
     assert.equal(desfecho.estado, 'concluida');
     const [primeira, retry] = mcp.chamadas;
-    assert.deepEqual(retry!.args, primeira!.args);
-    assert.deepEqual(retry!.continuacao, {
+    assert.ok(primeira && retry, 'MCP was called twice');
+    assert.deepEqual(retry.args, primeira.args);
+    assert.deepEqual(retry.continuacao, {
       inputResponses: { chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } } },
       requestState: 'estado-opaco',
     });
-    assert.equal(retry!.traceparent.split('-')[1], trace.traceId, 'a continuation without traceparent keeps the Task trace');
+    assert.equal(retry.traceparent.split('-')[1], trace.traceId, 'a continuation without traceparent keeps the Task trace');
   });
 
   it('recusar declines and cancels', async () => {
@@ -177,14 +179,15 @@ describe('Ponte', () => {
     ]);
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
-    assert.deepEqual(mcp.chamadas[1]!.continuacao!.inputResponses, { chave_do_servidor: { action: 'decline' } });
+    assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, { chave_do_servidor: { action: 'decline' } });
   });
 
   it('a choice outside the list, or other text, repeats the question without calling MCP, keeping the pause as it was', async () => {
     const { mcp, ponte, pausas } = montar([pausa(['sala-fusca', 'sala-mirante'])]);
     await ponte.atender('t', PEDIDO, novoTrace());
     const antes = await pausas.tomar('t');
-    await pausas.devolver('t', antes!.pausa);
+    assert.ok(antes, 'the Task is paused');
+    await pausas.devolver('t', antes.pausa);
     for (const texto of ['escolha=sala-aquario', 'sim', '']) {
       assert.deepEqual(await responder(ponte, 't', texto), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
     }
@@ -197,7 +200,7 @@ describe('Ponte', () => {
     await ponte.atender('t', PEDIDO, novoTrace());
     assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
     await responder(ponte, 't', 'escolha=sala-mirante');
-    assert.equal(mcp.chamadas[2]!.continuacao!.requestState, 'estado-2');
+    assert.equal(mcp.chamadas[2]?.continuacao?.requestState, 'estado-2');
   });
 
   it('two answers racing past the Task turn: only one takes the pause and reaches MCP', async () => {
@@ -218,7 +221,7 @@ describe('Ponte', () => {
     await responder(ponte, 'B', 'escolha=b');
     await responder(ponte, 'A', 'escolha=a');
     assert.deepEqual(
-      mcp.chamadas.slice(2).map((c) => c.continuacao!.requestState),
+      mcp.chamadas.slice(2).map((c) => c.continuacao?.requestState),
       ['sb', 'sa'],
     );
   });

@@ -29,12 +29,7 @@ export function urlSemSenha(url: string): string {
 export function lerUrlDoPostgres(env: NodeJS.ProcessEnv, nome: string): string | undefined {
   const bruto = env[nome];
   if (!bruto) return undefined;
-  let valida = false;
-  try {
-    valida = /^postgres(ql)?:$/.test(new URL(bruto).protocol);
-  } catch {
-    valida = false;
-  }
-  if (!valida) throw new ConfiguracaoInvalida(`${nome}: esperado uma URL postgres://usuario:senha@host:porta/banco`);
+  if (!URL.canParse(bruto) || !/^postgres(ql)?:$/.test(new URL(bruto).protocol))
+    throw new ConfiguracaoInvalida(`${nome}: esperado uma URL postgres://usuario:senha@host:porta/banco`);
   return bruto;
 }

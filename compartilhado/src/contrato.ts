@@ -66,3 +66,13 @@ export const Disponibilidade = z.object({
 export function erroJsonRpc(id: unknown, code: number, message: string) {
   return { jsonrpc: '2.0' as const, id: id ?? null, error: { code, message } };
 }
+
+/**
+ * `valor` read through `esquema`, or an error that says what was read and
+ * every way it differs: for what crosses a process boundary.
+ */
+export function conforme<T>(esquema: z.ZodType<T>, valor: unknown, oQue: string): T {
+  const lido = esquema.safeParse(valor);
+  if (!lido.success) throw new Error(`${oQue} fora do formato esperado: ${z.prettifyError(lido.error)}`);
+  return lido.data;
+}

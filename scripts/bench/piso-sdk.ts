@@ -18,7 +18,8 @@ const handler = createMcpHandler(
   },
   { legacy: 'reject' },
 );
-const servidor = createServer(toNodeHandler(handler));
+const atender = toNodeHandler(handler);
+const servidor = createServer((req, res) => void atender(req, res));
 servidor.listen(Number(process.env.PORTA ?? 0), '127.0.0.1', () => {
   const { port } = servidor.address() as { port: number };
   process.stderr.write(`piso-sdk ouvindo em http://127.0.0.1:${port}/mcp\n`);

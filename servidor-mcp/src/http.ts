@@ -60,8 +60,8 @@ const PROFUNDIDADE_MAXIMA = 64;
 
 function dentroDaProfundidade(valor: unknown, maxima: number): boolean {
   const pendentes: [unknown, number][] = [[valor, 0]];
-  while (pendentes.length > 0) {
-    const [atual, nivel] = pendentes.pop()!;
+  for (let par = pendentes.pop(); par; par = pendentes.pop()) {
+    const [atual, nivel] = par;
     if (typeof atual !== 'object' || atual === null) continue;
     if (nivel >= maxima) return false;
     for (const filho of Object.values(atual)) pendentes.push([filho, nivel + 1]);

@@ -19,7 +19,8 @@ executarProcesso('servidor-mcp', async () => {
   const handler = criarHandler({ agenda, codec, aoFalhar: anotarFalha });
   const serverCard = JSON.stringify(await criarServerCard(handler), null, 2);
   const publicos = { documentos: new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]), link: LINK_DO_SERVER_CARD };
-  const servidor = createServer(criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos));
+  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos);
+  const servidor = createServer((req, res) => void atender(req, res));
   const porta = await escutar(servidor, config.porta, config.host);
   log(
     `servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde})`,

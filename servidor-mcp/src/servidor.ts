@@ -23,7 +23,7 @@ export interface Dependencias {
 export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpServer {
   const servidor = new McpServer(IDENTIDADE, {
     capabilities: { tools: {}, resources: {} },
-    requestState: { verify: codec.verify },
+    requestState: { verify: (estado, ctx) => codec.verify(estado, ctx) },
     // The tool list never changes while the process runs; clients may reuse it for a minute.
     cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });

@@ -31,7 +31,7 @@ const ListaDeSalasOut = esquemaFixo(ListaDeSalas);
 const DisponibilidadeOut = esquemaFixo(Disponibilidade);
 const ReservaOut = esquemaFixo(ResultadoDaReserva);
 
-function completo<T extends object>(dados: T): CallToolResult {
+function completo(dados: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
 }
 
@@ -96,7 +96,7 @@ export function registrarFerramentas(
   );
 
   const reservada = (reserva: Reserva) =>
-    completo<ResultadoDaReserva>({
+    completo({
       reserva: reserva.id,
       reservado: true,
       sala: reserva.sala,
@@ -105,10 +105,10 @@ export function registrarFerramentas(
       responsavel: reserva.responsavel,
       politica: versao,
       motivo: null,
-    });
+    } satisfies ResultadoDaReserva);
 
   const naoReservada = (motivo: string) =>
-    completo<ResultadoDaReserva>({
+    completo({
       reserva: null,
       reservado: false,
       sala: null,
@@ -117,7 +117,7 @@ export function registrarFerramentas(
       responsavel: null,
       politica: null,
       motivo,
-    });
+    } satisfies ResultadoDaReserva);
 
   const pedirEscolha = async (pedido: EstadoReserva['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
     inputRequired({
@@ -155,9 +155,9 @@ export function registrarFerramentas(
     const validacao = agenda.validar(estado.pedido);
     if (!validacao.ok) return recusa(validacao.motivo);
     const sala = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA)?.sala;
+    const escolhida = typeof sala === 'string' && estado.alternativas.includes(sala) ? agenda.salas.get(sala) : undefined;
     // A missing answer or a room that was not offered books nothing: ask again.
-    if (typeof sala !== 'string' || !estado.alternativas.includes(sala)) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
-    const escolhida: Sala = agenda.salas.get(sala)!;
+    if (!escolhida) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
     return responder(await reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
   };
 

@@ -72,6 +72,12 @@ describe('validar', () => {
     return v.ok ? undefined : v.motivo;
   };
   const erro = (sala: string, inicio: string, fim: string) => recusa(sala, inicio, fim)?.mensagem;
+  /** The refusal text of a request that must be refused. */
+  const erroEsperado = (sala: string, inicio: string, fim: string): string => {
+    const mensagem = erro(sala, inicio, fim);
+    assert.ok(mensagem !== undefined, `${inicio} - ${fim} was accepted`);
+    return mensagem;
+  };
   it('names an unknown room first, with a code to branch on', () => {
     assert.deepEqual(recusa('sala-delorean', 'x', 'y'), { codigo: 'sala-inexistente', mensagem: 'Sala inexistente: sala-delorean' });
     assert.equal(recusa('sala-aquario', '2026-11-03T09:00:00-03:00', '2026-11-03T09:00:00-03:00')?.codigo, 'intervalo-invalido');
@@ -80,8 +86,8 @@ describe('validar', () => {
     assert.equal(recusa('sala-aquario', 'x', '2026-11-03T12:00:00-03:00')?.codigo, 'instante-invalido');
   });
   it('says which timestamp is not ISO 8601 with an offset', () => {
-    assert.match(erro('sala-aquario', '2026-11-03T09:00:00', '2026-11-03T10:00:00-03:00')!, /^Data\/hora invalida em inicio/);
-    assert.match(erro('sala-aquario', '2026-11-03T09:00:00-03:00', 'depois')!, /^Data\/hora invalida em fim/);
+    assert.match(erroEsperado('sala-aquario', '2026-11-03T09:00:00', '2026-11-03T10:00:00-03:00'), /^Data\/hora invalida em inicio/);
+    assert.match(erroEsperado('sala-aquario', '2026-11-03T09:00:00-03:00', 'depois'), /^Data\/hora invalida em fim/);
   });
   it('checks the interval before window and duration', () => {
     assert.equal(erro('sala-aquario', '2026-11-03T10:00:00-03:00', '2026-11-03T09:00:00-03:00'), INVERTIDO);
@@ -169,7 +175,11 @@ describe('initial bookings and ids', () => {
   });
 
   it('offers alternatives by capacity then id, at most three, never the room asked for', () => {
-    const sala = (id: string) => salas.find((s) => s.id === id)!;
+    const sala = (id: string) => {
+      const achada = salas.find((s) => s.id === id);
+      assert.ok(achada, id);
+      return achada;
+    };
     assert.deepEqual(
       escolherAlternativas(salas, sala('sala-aquario'), () => true),
       ['sala-porao', 'sala-fusca', 'sala-garagem'],

@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Disponibilidade, ResultadoDaReserva } from 'compartilhado/contrato';
 import pg from 'pg';
-import { chamarFerramenta, type Resposta } from '../../test/apoio/mcp.js';
+import * as z from 'zod';
+import { chamarFerramenta, estruturado, pergunta, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
@@ -20,6 +22,11 @@ const args = (sala: string, dia: string, de: string, ate: string, responsavel = 
 const reservar = (mcp: Processo, sala: string, dia: string, de: string, ate: string, responsavel?: string) =>
   chamarFerramenta(mcp.url, 'reservar_sala', args(sala, dia, de, ate, responsavel));
 const resultado = (resposta: Resposta) => resposta.corpo?.result;
+/** reservar_sala's structuredContent, read through the contract. */
+const reserva = (resposta: Resposta) => estruturado(resposta, ResultadoDaReserva);
+/** Rows read straight from PostgreSQL, through a schema of the columns a test reads. */
+const lidas = <T>(esquema: z.ZodType<T>, linhas: unknown[]) => z.array(esquema).parse(linhas);
+const Contagem = z.object({ n: z.number() });
 
 let postgres: Postgres;
 before(async () => {
@@ -30,11 +37,11 @@ after(() => postgres.parar());
 /** A fresh database and a way to read it directly, closed after the test. */
 async function banco() {
   const url = await postgres.novoBanco(`escala_${randomUUID().replaceAll('-', '')}`);
-  const consultar = async (sql: string, valores: unknown[] = []) => {
+  const consultar = async (sql: string, valores: unknown[] = []): Promise<unknown[]> => {
     const cliente = new pg.Client(url);
     await cliente.connect();
     try {
-      return (await cliente.query(sql, valores)).rows;
+      return z.array(z.unknown()).parse((await cliente.query(sql, valores)).rows);
     } finally {
       await cliente.end();
     }
@@ -63,17 +70,21 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const processos = servidores();
     try {
       const [a] = await processos.subir(url, segredoDeTeste(), 3);
-      assert.match(a!.linhas.join('\n'), /reservas em PostgreSQL \(postgres:\/\/postgres@127\.0\.0\.1:\d+\/escala_/);
+      assert.ok(a);
+      assert.match(a.linhas.join('\n'), /reservas em PostgreSQL \(postgres:\/\/postgres@127\.0\.0\.1:\d+\/escala_/);
       assert.deepEqual(await consultar('SELECT numero::int, sala FROM reservas ORDER BY numero'), [
         { numero: 1, sala: 'sala-garagem' },
         { numero: 2, sala: 'sala-fusca' },
       ]);
       assert.deepEqual(
-        (await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map((l) => l.versao),
+        lidas(z.object({ versao: z.number() }), await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map(
+          (l) => l.versao,
+        ),
         [1, 2],
       );
       await processos.subir(url, segredoDeTeste());
-      assert.equal((await consultar('SELECT count(*)::int AS n FROM reservas'))[0].n, 2, 'a later start seeds nothing again');
+      const [contagem] = lidas(Contagem, await consultar('SELECT count(*)::int AS n FROM reservas'));
+      assert.equal(contagem?.n, 2, 'a later start seeds nothing again');
     } finally {
       await processos.parar();
     }
@@ -84,19 +95,20 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const processos = servidores();
     try {
       const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
-      const feita = resultado(await reservar(a!, 'sala-aquario', '2027-05-03', '09:00', '10:00'));
-      assert.equal(feita.structuredContent.reservado, true);
-      const conflito = resultado(await reservar(b!, 'sala-aquario', '2027-05-03', '09:30', '10:30'));
-      assert.equal(conflito.resultType, 'input_required');
-      const ids = [feita.structuredContent.reserva];
+      assert.ok(a && b);
+      const feita = reserva(await reservar(a, 'sala-aquario', '2027-05-03', '09:00', '10:00'));
+      assert.equal(feita.reservado, true);
+      const conflito = resultado(await reservar(b, 'sala-aquario', '2027-05-03', '09:30', '10:30'));
+      assert.equal(conflito?.resultType, 'input_required');
+      const ids = [feita.reserva];
       for (let hora = 8; hora < 18; hora++) {
-        const servidor = hora % 2 ? a! : b!;
+        const servidor = hora % 2 ? a : b;
         const h = String(hora).padStart(2, '0');
-        ids.push(resultado(await reservar(servidor, 'sala-porao', '2027-05-04', `${h}:00`, `${h}:30`)).structuredContent.reserva);
+        ids.push(reserva(await reservar(servidor, 'sala-porao', '2027-05-04', `${h}:00`, `${h}:30`)).reserva);
       }
       assert.equal(new Set(ids).size, ids.length, ids.join());
       assert.ok(
-        ids.every((id) => /^res-\d{4,}$/.test(id) && id > 'res-0002'),
+        ids.every((id) => id !== null && /^res-\d{4,}$/.test(id) && id > 'res-0002'),
         ids.join(),
       );
     } finally {
@@ -108,26 +120,25 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const { url, consultar } = await banco();
     const processos = servidores();
     try {
-      const servidoresAtivos = await processos.subir(url, segredoDeTeste(), 2);
+      const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
+      assert.ok(a && b);
       const respostas = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          reservar(servidoresAtivos[i % 2]!, 'sala-garagem', '2027-05-05', '10:00', '11:00', `Cliente ${i}`),
-        ),
+        Array.from({ length: 20 }, (_, i) => reservar(i % 2 ? b : a, 'sala-garagem', '2027-05-05', '10:00', '11:00', `Cliente ${i}`)),
       );
       const tipos = respostas.map((r) => (resultado(r)?.structuredContent?.reservado ? 'reservada' : resultado(r)?.resultType));
       assert.equal(tipos.filter((t) => t === 'reservada').length, 1, tipos.join());
       assert.equal(tipos.filter((t) => t === 'input_required').length, 19, tipos.join());
-      for (const r of respostas.filter((r) => resultado(r).resultType === 'input_required')) {
-        assert.deepEqual(Object.values(resultado(r).inputRequests as Record<string, any>)[0].params.requestedSchema.properties.sala.enum, [
-          'sala-fusca',
-          'sala-mirante',
-        ]);
+      for (const r of respostas.filter((r) => resultado(r)?.resultType === 'input_required')) {
+        assert.deepEqual(pergunta(r).elicitacao.params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
       }
-      const linhas = await consultar(
-        `SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-garagem' AND periodo && tstzrange($1, $2)`,
-        [as('2027-05-05', '10:00'), as('2027-05-05', '11:00')],
+      const linhas = lidas(
+        Contagem,
+        await consultar(`SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-garagem' AND periodo && tstzrange($1, $2)`, [
+          as('2027-05-05', '10:00'),
+          as('2027-05-05', '11:00'),
+        ]),
       );
-      assert.equal(linhas[0].n, 1);
+      assert.equal(linhas[0]?.n, 1);
     } finally {
       await processos.parar();
     }
@@ -138,14 +149,15 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const processos = servidores();
     try {
       const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
-      const pausa = resultado(await reservar(a!, 'sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff'));
-      assert.equal(pausa.resultType, 'input_required');
-      const chave = Object.keys(pausa.inputRequests)[0]!;
-      const retomada = await chamarFerramenta(b!.url, 'reservar_sala', args('sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff'), {
-        params: { inputResponses: { [chave]: { action: 'accept', content: { sala: 'sala-mirante' } } }, requestState: pausa.requestState },
+      assert.ok(a && b);
+      const pausa = await reservar(a, 'sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff');
+      assert.equal(resultado(pausa)?.resultType, 'input_required');
+      const { chave, requestState } = pergunta(pausa);
+      const retomada = await chamarFerramenta(b.url, 'reservar_sala', args('sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff'), {
+        params: { inputResponses: { [chave]: { action: 'accept', content: { sala: 'sala-mirante' } } }, requestState },
       });
-      assert.equal(resultado(retomada).structuredContent.sala, 'sala-mirante', retomada.texto);
-      assert.equal(resultado(retomada).structuredContent.responsavel, 'Biff');
+      assert.equal(reserva(retomada).sala, 'sala-mirante', retomada.texto);
+      assert.equal(reserva(retomada).responsavel, 'Biff');
     } finally {
       await processos.parar();
     }
@@ -156,22 +168,24 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     const segredo = segredoDeTeste();
     const antes = servidores();
     const [a] = await antes.subir(url, segredo);
-    const feita = resultado(await reservar(a!, 'sala-mirante', '2027-05-06', '15:00', '16:00'));
+    assert.ok(a);
+    const feita = reserva(await reservar(a, 'sala-mirante', '2027-05-06', '15:00', '16:00'));
     await antes.parar();
     const depois = servidores();
     try {
       const [b] = await depois.subir(url, segredo);
-      const consulta = await chamarFerramenta(b!.url, 'consultar_disponibilidade', {
+      assert.ok(b);
+      const consulta = await chamarFerramenta(b.url, 'consultar_disponibilidade', {
         sala: 'sala-mirante',
         inicio: as('2027-05-06', '15:30'),
         fim: as('2027-05-06', '16:30'),
       });
       assert.deepEqual(
-        resultado(consulta).structuredContent.conflitos.map((c: { id: string }) => c.id),
-        [feita.structuredContent.reserva],
+        estruturado(consulta, Disponibilidade).conflitos.map((c) => c.id),
+        [feita.reserva],
       );
-      const nova = resultado(await reservar(b!, 'sala-mirante', '2027-05-06', '16:00', '17:00'));
-      assert.ok(nova.structuredContent.reserva > feita.structuredContent.reserva, 'the sequence goes on after the restart');
+      const nova = reserva(await reservar(b, 'sala-mirante', '2027-05-06', '16:00', '17:00'));
+      assert.ok(nova.reserva !== null && feita.reserva !== null && nova.reserva > feita.reserva, 'the sequence goes on after the restart');
     } finally {
       await depois.parar();
     }
@@ -186,7 +200,7 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
       const linhas = erro.message.split('\n').filter((linha) => linha.includes('servidor-mcp nao subiu'));
       assert.equal(linhas.length, 1, erro.message);
       assert.match(
-        linhas[0]!,
+        linhas[0] ?? '',
         /RESERVAS_DB: nao consegui preparar o banco em postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/escala_\w+ \(.*ECONNREFUSED/,
       );
       assert.doesNotMatch(erro.message, /senha-secreta-123/);
@@ -212,26 +226,38 @@ describe('RESERVAS_DB: the database goes away while the server runs', () => {
     const processos = servidores();
     try {
       const [mcp] = await processos.subir(proprio.url, segredoDeTeste());
-      assert.equal(resultado(await reservar(mcp!, 'sala-aquario', '2027-05-07', '09:00', '10:00')).structuredContent.reservado, true);
+      assert.ok(mcp);
+      assert.equal(reserva(await reservar(mcp, 'sala-aquario', '2027-05-07', '09:00', '10:00')).reservado, true);
       await proprio.desligar();
-      for (const resposta of [
-        await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'),
-        await chamarFerramenta(mcp!.url, 'consultar_disponibilidade', {
-          sala: 'sala-aquario',
-          inicio: as('2027-05-07', '10:00'),
-          fim: as('2027-05-07', '11:00'),
-        }),
-      ]) {
+      for (const [id, resposta] of [
+        [
+          'reservar-sem-banco',
+          await chamarFerramenta(mcp.url, 'reservar_sala', args('sala-aquario', '2027-05-07', '10:00', '11:00'), {
+            id: 'reservar-sem-banco',
+          }),
+        ],
+        [
+          'consultar-sem-banco',
+          await chamarFerramenta(
+            mcp.url,
+            'consultar_disponibilidade',
+            { sala: 'sala-aquario', inicio: as('2027-05-07', '10:00'), fim: as('2027-05-07', '11:00') },
+            { id: 'consultar-sem-banco' },
+          ),
+        ],
+      ] as const) {
         assert.equal(resposta.status, 200, resposta.texto);
-        assert.deepEqual(resposta.corpo.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });
-        assert.equal(resposta.corpo.id === null, false, 'the error answers the request by its id');
+        const { corpo } = resposta;
+        assert.ok(corpo, resposta.texto);
+        assert.deepEqual(corpo.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });
+        assert.equal(corpo.id, id, 'the error answers the request by its id');
       }
-      const linha = await mcp!.esperarLinha(/resultado="erro -32603" motivo="Banco de reservas indisponivel/);
+      const linha = await mcp.esperarLinha(/resultado="erro -32603" motivo="Banco de reservas indisponivel/);
       assert.match(linha, /metodo=tools\/call/);
       await proprio.ligar();
-      const depois = resultado(await reservar(mcp!, 'sala-aquario', '2027-05-07', '10:00', '11:00'));
-      assert.equal(depois.structuredContent.reservado, true, JSON.stringify(depois));
-      assert.equal(mcp!.filho.exitCode, null, 'still running');
+      const depois = await reservar(mcp, 'sala-aquario', '2027-05-07', '10:00', '11:00');
+      assert.equal(reserva(depois).reservado, true, depois.texto);
+      assert.equal(mcp.filho.exitCode, null, 'still running');
     } finally {
       await processos.parar();
     }

@@ -6,12 +6,37 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chamar, chamarFerramenta, textoDe, type Resposta } from '../../test/apoio/mcp.js';
+import { Disponibilidade, ResultadoDaReserva } from 'compartilhado/contrato';
+import * as z from 'zod';
+import { chamar, chamarFerramenta, estruturado, pergunta, textoDe, type Chamada, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 
 const politica = readFileSync(new URL('../../dados/politica-de-uso.md', import.meta.url), 'utf8');
 const dia = (n: number) => `2027-01-${String(n).padStart(2, '0')}`;
 const as = (d: string, hora: string) => `${d}T${hora}:00-03:00`;
+
+/** tools/list as far as this file reads it; each field is checked by the test's own assertions. */
+const ListaDeFerramentas = z.looseObject({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      outputSchema: z.unknown(),
+      annotations: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+
+/** The JSON-RPC error of a reply written outside the MCP handler. */
+const ErroJsonRpc = z.looseObject({ error: z.looseObject({ code: z.number() }) });
+
+/** A reply's JSON-RPC body; a body that is not a JSON object fails here. */
+function corpoDe(resposta: Resposta) {
+  assert.ok(resposta.corpo, resposta.texto);
+  return resposta.corpo;
+}
+
+const reservaDe = (resposta: Resposta) => estruturado(resposta, ResultadoDaReserva);
 
 describe('servidor-mcp over HTTP', () => {
   const segredo = segredoDeTeste();
@@ -22,7 +47,14 @@ describe('servidor-mcp over HTTP', () => {
   after(() => mcp.parar());
 
   type Pausa = Resposta & { args: Record<string, unknown> };
-  const reservar = async (sala: string, d: string, de: string, ate: string, responsavel = 'Doc', extra = {}): Promise<Pausa> => {
+  const reservar = async (
+    sala: string,
+    d: string,
+    de: string,
+    ate: string,
+    responsavel = 'Doc',
+    extra: Omit<Chamada, 'metodo'> = {},
+  ): Promise<Pausa> => {
     const args = { sala, inicio: as(d, de), fim: as(d, ate), responsavel };
     return { ...(await chamarFerramenta(mcp.url, 'reservar_sala', args, extra)), args };
   };
@@ -36,8 +68,7 @@ describe('servidor-mcp over HTTP', () => {
     args = pausa.args,
     extra: Record<string, unknown> = {},
   ): Promise<Pausa> => {
-    const { inputRequests, requestState } = pausa.corpo.result;
-    const chave = Object.keys(inputRequests)[0]!;
+    const { chave, requestState } = pergunta(pausa);
     return {
       args,
       ...(await chamarFerramenta(url, 'reservar_sala', args, {
@@ -47,9 +78,9 @@ describe('servidor-mcp over HTTP', () => {
   };
   /** Occupies garagem on day `d` 14-15 and asks for it again: a pause offering fusca and mirante. */
   const pausar = async (d: string) => {
-    assert.equal((await reservar('sala-garagem', d, '14:00', '15:00', 'Marty')).corpo.result.structuredContent.reservado, true);
+    assert.equal(reservaDe(await reservar('sala-garagem', d, '14:00', '15:00', 'Marty')).reservado, true);
     const pausa = await reservar('sala-garagem', d, '14:00', '15:00', 'Biff');
-    assert.equal(pausa.corpo.result.resultType, 'input_required', pausa.texto);
+    assert.equal(pausa.corpo?.result?.resultType, 'input_required', pausa.texto);
     return pausa;
   };
 
@@ -57,25 +88,27 @@ describe('servidor-mcp over HTTP', () => {
     it('lists the three tools with object input schemas and honest annotations', async () => {
       const r = await chamar(mcp.url, { metodo: 'tools/list' });
       assert.equal(r.status, 200);
-      const tools = r.corpo.result.tools as any[];
+      const { tools } = ListaDeFerramentas.parse(r.corpo?.result);
       assert.deepEqual(tools.map((t) => t.name).sort(), ['consultar_disponibilidade', 'listar_salas', 'reservar_sala']);
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object', tool.name);
         assert.equal(typeof tool.outputSchema, 'object', tool.name);
       }
-      const anotacao = (nome: string) => tools.find((t) => t.name === nome).annotations.readOnlyHint;
+      const anotacao = (nome: string) => tools.find((t) => t.name === nome)?.annotations?.readOnlyHint;
       assert.equal(anotacao('listar_salas'), true);
       assert.equal(anotacao('consultar_disponibilidade'), true);
       assert.equal(anotacao('reservar_sala'), false);
-      assert.equal(typeof r.corpo.result.ttlMs, 'number');
+      assert.equal(typeof r.corpo?.result?.ttlMs, 'number');
     });
 
     it('listar_salas: structuredContent conforms to the output schema and equals the text block', async () => {
       const r = await chamarFerramenta(mcp.url, 'listar_salas', {});
-      const { structuredContent } = r.corpo.result;
+      const structuredContent = r.corpo?.result?.structuredContent;
       assert.deepEqual(JSON.parse(textoDe(r)), structuredContent);
-      assert.equal(structuredContent.salas.length, 5);
-      for (const sala of structuredContent.salas) {
+      // Read as plain records, not through the contract's Sala (which would drop extra keys): the keys are the check.
+      const { salas } = z.object({ salas: z.array(z.record(z.string(), z.unknown())) }).parse(structuredContent);
+      assert.equal(salas.length, 5);
+      for (const sala of salas) {
         assert.deepEqual(Object.keys(sala).sort(), ['capacidade', 'id', 'nome', 'recursos']);
         assert.ok(Number.isInteger(sala.capacidade));
       }
@@ -87,13 +120,13 @@ describe('servidor-mcp over HTTP', () => {
         inicio: as('2026-11-03', '15:00'),
         fim: as('2026-11-03', '16:00'),
       });
-      assert.deepEqual(livre.corpo.result.structuredContent, { sala: 'sala-garagem', livre: true, conflitos: [] });
+      assert.deepEqual(livre.corpo?.result?.structuredContent, { sala: 'sala-garagem', livre: true, conflitos: [] });
       const ocupada = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
         sala: 'sala-garagem',
         inicio: as('2026-11-03', '14:30'),
         fim: as('2026-11-03', '15:30'),
       });
-      assert.deepEqual(ocupada.corpo.result.structuredContent, {
+      assert.deepEqual(ocupada.corpo?.result?.structuredContent, {
         sala: 'sala-garagem',
         livre: false,
         conflitos: [{ id: 'res-0001', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Marty' }],
@@ -103,17 +136,17 @@ describe('servidor-mcp over HTTP', () => {
 
     it('reads politica://uso byte-identical to the data file, as markdown', async () => {
       const r = await chamar(mcp.url, { metodo: 'resources/read', params: { uri: 'politica://uso' } });
-      assert.deepEqual(r.corpo.result.contents, [{ uri: 'politica://uso', mimeType: 'text/markdown', text: politica }]);
+      assert.deepEqual(r.corpo?.result?.contents, [{ uri: 'politica://uso', mimeType: 'text/markdown', text: politica }]);
     });
 
     it('refuses an unknown resource with -32602, never an empty contents', async () => {
       const r = await chamar(mcp.url, { metodo: 'resources/read', params: { uri: 'politica://inexistente' } });
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
     });
 
     it('refuses an unknown tool', async () => {
       const r = await chamarFerramenta(mcp.url, 'voar_delorean', {});
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
     });
   });
 
@@ -130,7 +163,7 @@ describe('servidor-mcp over HTTP', () => {
       for (const ferramenta of ['consultar_disponibilidade', 'reservar_sala']) {
         it(`${ferramenta}: ${caso}`, async () => {
           const r = await chamarFerramenta(mcp.url, ferramenta, { sala, inicio: as(dia(2), de), fim: as(dia(2), ate), responsavel: 'Doc' });
-          assert.equal(r.corpo.result.isError, true);
+          assert.equal(r.corpo?.result?.isError, true);
           assert.equal(textoDe(r), mensagem);
         });
       }
@@ -143,7 +176,7 @@ describe('servidor-mcp over HTTP', () => {
         fim: as(dia(2), '10:00'),
         responsavel: 'Doc',
       });
-      assert.equal(r.corpo.result.isError, true);
+      assert.equal(r.corpo?.result?.isError, true);
       assert.match(textoDe(r), /^Data\/hora invalida em inicio: use ISO 8601 com fuso explicito/);
     });
 
@@ -154,20 +187,20 @@ describe('servidor-mcp over HTTP', () => {
         fim: `${dia(3)}T12:00:00Z`,
         responsavel: 'Doc',
       });
-      assert.equal(r.corpo.result.structuredContent.reservado, true, r.texto);
+      assert.equal(reservaDe(r).reservado, true, r.texto);
     });
 
     it('a conflict with no alternative is a tool error, not a pause', async () => {
-      assert.equal((await reservar('sala-mirante', dia(4), '11:00', '12:00')).corpo.result.structuredContent.reservado, true);
+      assert.equal(reservaDe(await reservar('sala-mirante', dia(4), '11:00', '12:00')).reservado, true);
       const r = await reservar('sala-mirante', dia(4), '11:00', '12:00');
-      assert.equal(r.corpo.result.isError, true);
+      assert.equal(r.corpo?.result?.isError, true);
       assert.equal(textoDe(r), 'Sem alternativas disponiveis no intervalo');
     });
 
     it('bad argument types are a tool error, not a crash', async () => {
       const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 42, inicio: null, fim: [], responsavel: {} });
       assert.equal(r.status, 200);
-      assert.equal(r.corpo.result.isError, true);
+      assert.equal(r.corpo?.result?.isError, true);
     });
   });
 
@@ -175,12 +208,12 @@ describe('servidor-mcp over HTTP', () => {
     it('_meta without protocolVersion: -32602 and HTTP 400', async () => {
       const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': undefined } });
       assert.equal(r.status, 400);
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
     });
     it('_meta without clientCapabilities: -32602 and HTTP 400', async () => {
       const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } });
       assert.equal(r.status, 400);
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
     });
     it('a 2025-era request (no header, no _meta) is refused with -32602 and HTTP 400, not served', async () => {
       const corpo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
@@ -190,7 +223,7 @@ describe('servidor-mcp over HTTP', () => {
         headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined },
       });
       assert.equal(r.status, 400);
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
       const initialize = JSON.stringify({
         jsonrpc: '2.0',
         id: 2,
@@ -203,7 +236,7 @@ describe('servidor-mcp over HTTP', () => {
         headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined },
       });
       assert.equal(velho.status, 400);
-      assert.equal(velho.corpo.error.code, -32602);
+      assert.equal(velho.corpo?.error?.code, -32602);
     });
     for (const [header, valor] of [
       ['mcp-method', 'tools/list'],
@@ -213,13 +246,13 @@ describe('servidor-mcp over HTTP', () => {
       it(`header ${header} disagreeing with the body: -32020`, async () => {
         const r = await chamarFerramenta(mcp.url, 'listar_salas', {}, { headers: { [header]: valor } });
         assert.equal(r.status, 400);
-        assert.equal(r.corpo.error.code, -32020);
+        assert.equal(r.corpo?.error?.code, -32020);
       });
     }
     it('malformed JSON: parse error with HTTP 400', async () => {
       const r = await chamar(mcp.url, { metodo: 'tools/list', corpo: '{"jsonrpc": "2.0", "id": 1,' });
       assert.equal(r.status, 400);
-      assert.equal(r.corpo.error.code, -32700);
+      assert.equal(r.corpo?.error?.code, -32700);
     });
     it('no shape of garbage produces a 500 or a stack trace', async () => {
       for (const corpo of [
@@ -241,12 +274,12 @@ describe('servidor-mcp over HTTP', () => {
     it('a body over 64 KiB is refused with 413', async () => {
       const r = await chamarFerramenta(mcp.url, 'reservar_sala', { sala: 'x'.repeat(70_000), inicio: '', fim: '', responsavel: '' });
       assert.equal(r.status, 413);
-      assert.equal(r.corpo.error.code, -32600);
+      assert.equal(r.corpo?.error?.code, -32600);
     });
     it('another path answers 404 in JSON', async () => {
       const r = await fetch(new URL('/outra', mcp.url), { method: 'POST', body: '{}' });
       assert.equal(r.status, 404);
-      assert.equal((await r.json()).error.code, -32600);
+      assert.equal(ErroJsonRpc.parse(await r.json()).error.code, -32600);
     });
   });
 
@@ -254,10 +287,9 @@ describe('servidor-mcp over HTTP', () => {
     it('a conflict asks for one form-mode choice among the alternatives in order, with a sealed state', async () => {
       const r = await reservar('sala-garagem', '2026-11-03', '14:00', '15:00', 'Marty');
       assert.equal(r.status, 200);
-      const { resultType, inputRequests, requestState } = r.corpo.result;
-      assert.equal(resultType, 'input_required');
-      assert.equal(Object.keys(inputRequests).length, 1);
-      const pedido = Object.values(inputRequests)[0] as any;
+      assert.equal(r.corpo?.result?.resultType, 'input_required');
+      assert.equal(Object.keys(r.corpo.result.inputRequests ?? {}).length, 1);
+      const { elicitacao: pedido, requestState } = pergunta(r);
       assert.equal(pedido.method, 'elicitation/create');
       assert.equal(pedido.params.mode, 'form');
       assert.deepEqual(pedido.params.requestedSchema.required, ['sala']);
@@ -275,23 +307,24 @@ describe('servidor-mcp over HTTP', () => {
           meta: { 'io.modelcontextprotocol/clientCapabilities': capacidades },
         });
         assert.equal(r.status, 400);
-        assert.equal(r.corpo.error.code, -32021);
-        assert.deepEqual(r.corpo.error.data.requiredCapabilities, { elicitation: { form: {} } });
+        assert.equal(r.corpo?.error?.code, -32021);
+        assert.deepEqual(r.corpo.error.data?.requiredCapabilities, { elicitation: { form: {} } });
       });
     }
 
     it('retry with a new id, inputResponses and the echoed state books the chosen room', async () => {
       const pausa = await pausar(dia(5));
       const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-mirante' } });
-      assert.notEqual(r.corpo.id, pausa.corpo.id);
-      assert.equal(r.corpo.result.resultType, 'complete');
+      assert.notEqual(corpoDe(r).id, corpoDe(pausa).id);
+      assert.equal(r.corpo?.result?.resultType, 'complete');
       assert.equal(r.corpo.result.isError, false);
-      const reserva = r.corpo.result.structuredContent;
+      const reserva = reservaDe(r);
       assert.equal(reserva.reservado, true);
       assert.equal(reserva.sala, 'sala-mirante');
       assert.equal(reserva.inicio, as(dia(5), '14:00'));
       assert.equal(reserva.responsavel, 'Biff');
       assert.equal(reserva.politica, '2026-11-01');
+      assert.ok(reserva.reserva !== null, r.texto);
       assert.match(reserva.reserva, /^res-\d{4}$/);
     });
 
@@ -302,29 +335,29 @@ describe('servidor-mcp over HTTP', () => {
         ['cancel', 'cancelado'],
       ]) {
         const r = await retry(pausa, { action });
-        assert.equal(r.corpo.result.resultType, 'complete');
+        assert.equal(r.corpo?.result?.resultType, 'complete');
         assert.equal(r.corpo.result.isError, false);
-        assert.equal(r.corpo.result.structuredContent.reservado, false);
-        assert.equal(r.corpo.result.structuredContent.motivo, motivo);
+        assert.equal(reservaDe(r).reservado, false);
+        assert.equal(reservaDe(r).motivo, motivo);
       }
       const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
         sala: 'sala-fusca',
         inicio: as(dia(6), '14:00'),
         fim: as(dia(6), '15:00'),
       });
-      assert.equal(livre.corpo.result.structuredContent.livre, true);
+      assert.equal(estruturado(livre, Disponibilidade).livre, true);
     });
 
     it('a tampered state is refused with -32602 at every position, and books nothing', async () => {
       const pausa = await pausar(dia(7));
-      const estado: string = pausa.corpo.result.requestState;
+      const estado = pergunta(pausa).requestState;
       const variantes = new Set<string>();
       for (let i = 0; i < estado.length; i++) {
         variantes.add(estado.slice(0, i) + (estado[i] === 'A' ? 'B' : 'A') + estado.slice(i + 1));
       }
       // Same signed bytes, other spelling: the spare low bits of the last base64url character.
       const alfabeto = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-      variantes.add(estado.slice(0, -1) + alfabeto[alfabeto.indexOf(estado.at(-1)!) ^ 1]);
+      variantes.add(estado.slice(0, -1) + alfabeto.charAt(alfabeto.indexOf(estado.slice(-1)) ^ 1));
       variantes.add(estado.slice(0, -1));
       variantes.add(`${estado}A`);
       variantes.add(`${estado.slice(0, -6)}AAAAAA`);
@@ -332,17 +365,17 @@ describe('servidor-mcp over HTTP', () => {
       variantes.add('v1.e30.e30');
       for (const adulterado of variantes) {
         const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }, undefined, { requestState: adulterado });
-        assert.equal(r.corpo.error?.code, -32602, `${adulterado}: ${r.texto}`);
+        assert.equal(r.corpo?.error?.code, -32602, `${adulterado}: ${r.texto}`);
       }
       const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
         sala: 'sala-fusca',
         inicio: as(dia(7), '14:00'),
         fim: as(dia(7), '15:00'),
       });
-      assert.equal(livre.corpo.result.structuredContent.livre, true);
+      assert.equal(estruturado(livre, Disponibilidade).livre, true);
       // The untouched state still works after all those refusals.
       const certo = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
-      assert.equal(certo.corpo.result.structuredContent.sala, 'sala-fusca');
+      assert.equal(reservaDe(certo).sala, 'sala-fusca');
     });
 
     it('re-sent arguments that differ from the sealed ones take no effect', async () => {
@@ -352,7 +385,7 @@ describe('servidor-mcp over HTTP', () => {
         { action: 'accept', content: { sala: 'sala-fusca' } },
         { sala: 'sala-aquario', inicio: as(dia(8), '09:00'), fim: as(dia(8), '10:00'), responsavel: 'Tannen' },
       );
-      const reserva = r.corpo.result.structuredContent;
+      const reserva = reservaDe(r);
       assert.deepEqual(
         [reserva.sala, reserva.inicio, reserva.fim, reserva.responsavel],
         ['sala-fusca', as(dia(8), '14:00'), as(dia(8), '15:00'), 'Biff'],
@@ -365,9 +398,9 @@ describe('servidor-mcp over HTTP', () => {
         mcp.url,
         'consultar_disponibilidade',
         { sala: 'sala-garagem', inicio: as(dia(9), '14:00'), fim: as(dia(9), '15:00') },
-        { params: { requestState: pausa.corpo.result.requestState } },
+        { params: { requestState: pergunta(pausa).requestState } },
       );
-      assert.equal(r.corpo.error.code, -32602);
+      assert.equal(r.corpo?.error?.code, -32602);
     });
 
     it('a state minted with another secret is refused', async () => {
@@ -376,7 +409,7 @@ describe('servidor-mcp over HTTP', () => {
         const args = { sala: 'sala-garagem', inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Marty' };
         const pausa = { ...(await chamarFerramenta(outro.url, 'reservar_sala', args)), args };
         const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
-        assert.equal(r.corpo.error.code, -32602);
+        assert.equal(r.corpo?.error?.code, -32602);
       } finally {
         await outro.parar();
       }
@@ -392,45 +425,47 @@ describe('servidor-mcp over HTTP', () => {
         { qualquer: 1 },
       ]) {
         const r = await retry(pausa, resposta);
-        assert.equal(r.corpo.result.resultType, 'input_required', JSON.stringify(resposta));
-        assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, [
-          'sala-fusca',
-          'sala-mirante',
-        ]);
+        assert.equal(r.corpo?.result?.resultType, 'input_required', JSON.stringify(resposta));
+        assert.deepEqual(pergunta(r).elicitacao.params.requestedSchema.properties.sala.enum, ['sala-fusca', 'sala-mirante']);
       }
       const livre = await chamarFerramenta(mcp.url, 'consultar_disponibilidade', {
         sala: 'sala-aquario',
         inicio: as(dia(10), '14:00'),
         fim: as(dia(10), '15:00'),
       });
-      assert.equal(livre.corpo.result.structuredContent.livre, true);
+      assert.equal(estruturado(livre, Disponibilidade).livre, true);
     });
 
     it('if the chosen room was taken meanwhile, it pauses again with fresh alternatives, never double-books', async () => {
       const pausa = await pausar(dia(11));
-      assert.equal((await reservar('sala-fusca', dia(11), '14:00', '15:00', 'Lorraine')).corpo.result.structuredContent.reservado, true);
+      assert.equal(reservaDe(await reservar('sala-fusca', dia(11), '14:00', '15:00', 'Lorraine')).reservado, true);
       const r = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
-      assert.equal(r.corpo.result.resultType, 'input_required');
-      assert.deepEqual((Object.values(r.corpo.result.inputRequests)[0] as any).params.requestedSchema.properties.sala.enum, [
-        'sala-mirante',
-      ]);
-      assert.notEqual(r.corpo.result.requestState, pausa.corpo.result.requestState);
+      assert.equal(r.corpo?.result?.resultType, 'input_required');
+      assert.deepEqual(pergunta(r).elicitacao.params.requestedSchema.properties.sala.enum, ['sala-mirante']);
+      assert.notEqual(pergunta(r).requestState, pergunta(pausa).requestState);
       const final = await retry(r, { action: 'accept', content: { sala: 'sala-mirante' } });
-      assert.equal(final.corpo.result.structuredContent.sala, 'sala-mirante');
+      assert.equal(reservaDe(final).sala, 'sala-mirante');
     });
 
     it('logs method, id, tool, traceparent and outcome of each request, the retry with its own id', async () => {
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
       await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Marty');
       const pausa = await reservar('sala-garagem', dia(12), '14:00', '15:00', 'Biff', { id: 'pedido-1', meta: { traceparent } });
-      await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      const { chave, requestState } = pergunta(pausa);
+      await chamarFerramenta(mcp.url, 'reservar_sala', pausa.args, {
+        id: 'pedido-2',
+        params: { inputResponses: { [chave]: { action: 'accept', content: { sala: 'sala-fusca' } } }, requestState },
+      });
       const linhas = await linhasAte(mcp, (id) => chamar(mcp.url, { metodo: 'tools/list', id }));
-      const primeira = linhas.find((linha) => linha.includes('id="pedido-1"'))!;
+      const primeira = linhas.find((linha) => linha.includes('id="pedido-1"'));
+      const retomada = linhas.find((linha) => linha.includes('id="pedido-2"'));
+      assert.ok(primeira !== undefined && retomada !== undefined, linhas.join('\n'));
       assert.match(
         primeira,
         /metodo=tools\/call id="pedido-1" nome=reservar_sala traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 http=200 resultado=input_required \d+\.\dms$/,
       );
-      assert.doesNotMatch(linhas.join('\n'), new RegExp(pausa.corpo.result.requestState.slice(3, 40)));
+      assert.match(retomada, /metodo=tools\/call id="pedido-2" nome=reservar_sala traceparent=- http=200 resultado=complete \d+\.\dms$/);
+      assert.doesNotMatch(linhas.join('\n'), new RegExp(pergunta(pausa).requestState.slice(3, 40)));
       assert.doesNotMatch(linhas.join('\n'), new RegExp(segredo));
     });
   });
@@ -439,14 +474,14 @@ describe('servidor-mcp over HTTP', () => {
     const primeiro = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
     const args = { sala: 'sala-garagem', inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Marty' };
     const pausa = { ...(await chamarFerramenta(primeiro.url, 'reservar_sala', args)), args };
-    assert.equal(pausa.corpo.result.resultType, 'input_required');
+    assert.equal(pausa.corpo?.result?.resultType, 'input_required');
     assert.equal(await primeiro.parar(), 0);
-    const segundo = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo, MCP_PORT: String(primeiro.porta) });
+    const segundo = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
     try {
       const r = await retryEm(segundo.url, pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
-      assert.equal(r.corpo.result.resultType, 'complete');
-      assert.equal(r.corpo.result.structuredContent.sala, 'sala-fusca');
-      assert.equal(r.corpo.result.structuredContent.reserva, 'res-0003', 'first booking of a fresh process');
+      assert.equal(r.corpo?.result?.resultType, 'complete');
+      assert.equal(reservaDe(r).sala, 'sala-fusca');
+      assert.equal(reservaDe(r).reserva, 'res-0003', 'first booking of a fresh process');
     } finally {
       await segundo.parar();
     }

@@ -13,7 +13,14 @@ import type { Reservas } from '../src/reservas/reservas.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 import { ocupacoesIniciais, politica, salas } from '../../scripts/dados.js';
 
-const intervalo = (inicio: string, fim: string) => ({ inicio: lerInstante(inicio)!, fim: lerInstante(fim)! });
+/** The instant a fixed text of this file denotes. */
+function lido(texto: string): number {
+  const instante = lerInstante(texto);
+  assert.ok(instante !== undefined, texto);
+  return instante;
+}
+
+const intervalo = (inicio: string, fim: string) => ({ inicio: lido(inicio), fim: lido(fim) });
 const as = (dia: string, hora: string) => `${dia}T${hora}:00-03:00`;
 const dados = (sala: string, dia: string, de: string, ate: string) => ({
   sala,
@@ -31,7 +38,7 @@ before(async () => {
 after(() => postgres.parar());
 
 const motores: [string, () => Promise<Reservas>][] = [
-  ['ReservasEmMemoria', async () => new ReservasEmMemoria(ocupacoesIniciais)],
+  ['ReservasEmMemoria', () => Promise.resolve(new ReservasEmMemoria(ocupacoesIniciais))],
   [
     'ReservasNoPostgres',
     async () =>
@@ -137,7 +144,11 @@ for (const [nome, abrir] of motores) {
       'under the agenda: a taken room offers alternatives computed at that moment, or says there are none',
       comReservas(async (reservas) => {
         const agenda = new Agenda(salas, politica, reservas);
-        const sala = (id: string) => salas.get(id)!;
+        const sala = (id: string) => {
+          const achada = salas.get(id);
+          assert.ok(achada, id);
+          return achada;
+        };
         const i = intervalo(as('2026-11-03', '14:00'), as('2026-11-03', '15:00'));
         const pedido = { inicio: as('2026-11-03', '14:00'), fim: as('2026-11-03', '15:00'), responsavel: 'Biff' };
         assert.deepEqual(await agenda.reservar(sala('sala-garagem'), i, pedido), {

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, it, mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ResultadoDaReserva } from 'compartilhado/contrato';
+import * as z from 'zod';
 import { abrirAgenda } from '../src/dados.js';
 import { criarCodec } from '../src/estado.js';
 import { criarHandler } from '../src/servidor.js';
@@ -21,6 +23,14 @@ function pedido(id: number, params: Record<string, unknown>): Request {
   });
 }
 
+/** The parts of a JSON-RPC reply this test reads. */
+const CorpoJsonRpc = z.looseObject({
+  result: z
+    .looseObject({ resultType: z.string().optional(), requestState: z.string().optional(), structuredContent: z.unknown().optional() })
+    .optional(),
+  error: z.looseObject({ code: z.number() }).optional(),
+});
+
 afterEach(() => mock.timers.reset());
 
 for (const [caso, passados, esperado] of [
@@ -32,21 +42,19 @@ for (const [caso, passados, esperado] of [
     const motivos: string[] = [];
     const agenda = await abrirAgenda({ pastaDeDados: fileURLToPath(new URL('../../dados/', import.meta.url)) });
     const handler = criarHandler({ agenda, codec: criarCodec(segredoDeTeste(), VALIDADE), aoFalhar: (e) => motivos.push(e.message) });
-    const pausa = await (await handler.fetch(pedido(1, {}))).json();
-    assert.equal(pausa.result.resultType, 'input_required');
+    const responder = async (id: number, params: Record<string, unknown>) =>
+      CorpoJsonRpc.parse(await (await handler.fetch(pedido(id, params))).json());
+    const pausa = await responder(1, {});
+    assert.equal(pausa.result?.resultType, 'input_required');
     mock.timers.tick(passados * 1000);
-    const resposta = await (
-      await handler.fetch(
-        pedido(2, {
-          inputResponses: { escolha_de_sala: { action: 'accept', content: { sala: 'sala-fusca' } } },
-          requestState: pausa.result.requestState,
-        }),
-      )
-    ).json();
+    const resposta = await responder(2, {
+      inputResponses: { escolha_de_sala: { action: 'accept', content: { sala: 'sala-fusca' } } },
+      requestState: pausa.result.requestState,
+    });
     if (esperado === 'complete') {
-      assert.equal(resposta.result.structuredContent.sala, 'sala-fusca');
+      assert.equal(ResultadoDaReserva.parse(resposta.result?.structuredContent).sala, 'sala-fusca');
     } else {
-      assert.equal(resposta.error.code, -32602);
+      assert.equal(resposta.error?.code, -32602);
       assert.ok(
         motivos.some((m) => /expired/.test(m)),
         motivos.join(),

@@ -1,14 +1,20 @@
-/** A raw A2A JSON-RPC caller for tests, with no A2A-Version header, like the course's validator. */
+/**
+ * A raw A2A JSON-RPC caller for tests, with no A2A-Version header, like the
+ * course's validator. What comes back is read through small schemas of the
+ * v1.0 JSON form: a body of another shape fails the test where it is read.
+ */
 import { randomUUID } from 'node:crypto';
+import { conforme } from 'compartilhado/contrato';
+import type * as z from 'zod';
+import { Artefato, CorpoA2A, ReservaNoArtefato, reservaDaTarefa, tarefaDo, TarefaNoFio } from '../../scripts/a2a-cru.js';
+
+export { ReservaNoArtefato, TarefaNoFio };
 
 export interface RespostaA2A {
   status: number;
-  corpo: any;
+  corpo: CorpoA2A;
   texto: string;
 }
-
-/** Every A2A body a test received, to prove no requestState ever appears in one. */
-export const corposRecebidos: string[] = [];
 
 export async function a2a(base: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<RespostaA2A> {
   const resposta = await fetch(new URL('/a2a', base), {
@@ -17,8 +23,7 @@ export async function a2a(base: string, method: string, params: unknown, headers
     body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
   });
   const texto = await resposta.text();
-  corposRecebidos.push(texto);
-  return { status: resposta.status, corpo: JSON.parse(texto), texto };
+  return { status: resposta.status, corpo: conforme(CorpoA2A, JSON.parse(texto), `a resposta a ${method}`), texto };
 }
 
 export const enviar = (base: string, texto: string, opcoes: { taskId?: string; traceparent?: string } = {}) =>
@@ -38,14 +43,24 @@ export const enviar = (base: string, texto: string, opcoes: { taskId?: string; t
 
 export const obter = (base: string, id: string) => a2a(base, 'GetTask', { id });
 
-/** The Task of a SendMessage (result.task) or of a GetTask (result). */
-export const tarefa = (resposta: RespostaA2A) => resposta.corpo.result?.task ?? resposta.corpo.result;
+/** The Task of a SendMessage (result.task) or of a GetTask (result); a reply that holds none fails here. */
+export const tarefa = (resposta: RespostaA2A): TarefaNoFio => tarefaDo(resposta.corpo);
+
 export const estado = (resposta: RespostaA2A): string => tarefa(resposta).status.state;
+
+/** The text of the Task's status message. */
 export const mensagem = (resposta: RespostaA2A): string =>
-  tarefa(resposta)
-    .status.message.parts.map((parte: { text?: string }) => parte.text ?? '')
-    .join(' ');
-export const artefato = (resposta: RespostaA2A) => tarefa(resposta).artifacts?.[0];
+  (tarefa(resposta).status.message?.parts ?? []).map((parte) => parte.text ?? '').join(' ');
+
+/** The Task's first artifact; a Task without one fails here. */
+export function artefato(resposta: RespostaA2A): z.infer<typeof Artefato> {
+  const [primeiro] = tarefa(resposta).artifacts ?? [];
+  if (!primeiro) throw new Error(`Task sem artifact: ${resposta.texto.slice(0, 300)}`);
+  return primeiro;
+}
+
+/** The booking in the Task's `reserva` artifact, parsed and typed. */
+export const reservaDe = (resposta: RespostaA2A): ReservaNoArtefato => reservaDaTarefa(tarefa(resposta));
 
 export const pedido = (sala: string, dia: string, de: string, ate: string, responsavel = 'Doc') =>
   `reservar sala=${sala} inicio=${dia}T${de}:00-03:00 fim=${dia}T${ate}:00-03:00 responsavel=${responsavel}`;

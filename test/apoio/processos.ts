@@ -25,19 +25,33 @@ export async function linhasAte(processo: Processo, marcar: (id: string) => Prom
   return processo.linhas.filter((linha) => !linha.includes('barreira-'));
 }
 
-/**
- * Both processes for the tests of one describe block: started before them,
- * stopped after. A test may replace `mcp` (restart), the stop follows it.
- */
-export function ambosOsProcessos(segredo = segredoDeTeste()): { mcp: Processo; agente: Processo; readonly segredo: string } {
-  const processos = { segredo } as { mcp: Processo; agente: Processo; segredo: string };
+/** Both processes for the tests of one describe block: started before them, stopped after. */
+export function ambosOsProcessos(segredo = segredoDeTeste()): {
+  readonly mcp: Processo;
+  readonly agente: Processo;
+  readonly segredo: string;
+} {
+  let mcp: Processo | undefined;
+  let agente: Processo | undefined;
   before(async () => {
-    processos.mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
-    processos.agente = await iniciarAgente(processos.mcp.url);
+    mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
+    agente = await iniciarAgente(mcp.url);
   });
   after(async () => {
-    await processos.agente?.parar();
-    await processos.mcp?.parar();
+    await agente?.parar();
+    await mcp?.parar();
   });
-  return processos;
+  const iniciado = (processo: Processo | undefined, nome: string) => {
+    if (!processo) throw new Error(`${nome} nao subiu antes deste teste`);
+    return processo;
+  };
+  return {
+    segredo,
+    get mcp() {
+      return iniciado(mcp, 'servidor-mcp');
+    },
+    get agente() {
+      return iniciado(agente, 'agente');
+    },
+  };
 }

@@ -13,7 +13,8 @@ function diasNoMes(ano: number, mes: number): number {
 export function lerInstante(texto: string): number | undefined {
   const partes = INSTANTE.exec(texto);
   if (!partes) return undefined;
-  const [, a, mo, d, h, mi, s = '0', fracao = '0', fuso] = partes;
+  // Only seconds and fraction are optional in the pattern; the other defaults are never used.
+  const [, a, mo, d, h, mi, s = '0', fracao = '0', fuso = 'Z'] = partes;
   const ano = Number(a),
     mes = Number(mo),
     dia = Number(d),
@@ -24,10 +25,10 @@ export function lerInstante(texto: string): number | undefined {
   if (hora > 23 || minuto > 59 || segundo > 59) return undefined;
   let deslocamento = 0;
   if (fuso !== 'Z') {
-    const oh = Number(fuso!.slice(1, 3)),
-      om = Number(fuso!.slice(4, 6));
+    const oh = Number(fuso.slice(1, 3)),
+      om = Number(fuso.slice(4, 6));
     if (oh > 23 || om > 59) return undefined;
-    deslocamento = (fuso!.startsWith('-') ? -1 : 1) * (oh * 60 + om);
+    deslocamento = (fuso.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
   const ms = Math.round(Number(`0.${fracao}`) * 1000);
   return Date.UTC(ano, mes - 1, dia, hora, minuto, segundo, ms) - deslocamento * 60_000;

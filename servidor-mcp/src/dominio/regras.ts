@@ -144,11 +144,12 @@ export function lerSemente(
   const ordenadas = [...ocupacoes].sort((a, b) =>
     a.reserva.sala < b.reserva.sala ? -1 : a.reserva.sala > b.reserva.sala ? 1 : a.inicio - b.inicio,
   );
-  for (let i = 1; i < ordenadas.length; i++) {
-    const [antes, depois] = [ordenadas[i - 1]!, ordenadas[i]!];
-    if (antes.reserva.sala === depois.reserva.sala && sobrepoe(antes, depois)) {
+  let antes: Ocupacao | undefined;
+  for (const depois of ordenadas) {
+    if (antes?.reserva.sala === depois.reserva.sala && sobrepoe(antes, depois)) {
       return { ok: false, motivo: `${depois.reserva.id} se sobrepoe a ${antes.reserva.id} na ${depois.reserva.sala}` };
     }
+    antes = depois;
   }
   return { ok: true, ocupacoes };
 }

@@ -20,7 +20,8 @@ function primeiroIndice<T>(lista: readonly T[], depois: (item: T) => boolean): n
   let alto = lista.length;
   while (baixo < alto) {
     const meio = (baixo + alto) >>> 1;
-    if (depois(lista[meio]!)) alto = meio;
+    const item = lista[meio];
+    if (item === undefined || depois(item)) alto = meio;
     else baixo = meio + 1;
   }
   return baixo;
@@ -39,32 +40,34 @@ export class ReservasEmMemoria implements Reservas {
     }
   }
 
-  async conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
-    return this.sobrepostas(sala, intervalo).map((ocupacao) => ocupacao.reserva);
+  conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
+    return Promise.resolve(this.sobrepostas(sala, intervalo).map((ocupacao) => ocupacao.reserva));
   }
 
-  async ocupadas(salas: readonly string[], intervalo: Intervalo): Promise<ReadonlySet<string>> {
-    return new Set(salas.filter((sala) => this.sobrepostas(sala, intervalo).length > 0));
+  ocupadas(salas: readonly string[], intervalo: Intervalo): Promise<ReadonlySet<string>> {
+    return Promise.resolve(new Set(salas.filter((sala) => this.sobrepostas(sala, intervalo).length > 0)));
   }
 
-  async inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
-    // No await between the check and the write: that is what makes it atomic here.
-    if (this.sobrepostas(dados.sala, intervalo).length > 0) return undefined;
+  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
+    // Check and write in the same synchronous step: that is what makes it atomic here.
+    if (this.sobrepostas(dados.sala, intervalo).length > 0) return Promise.resolve(undefined);
     this.ultimoNumero += 1;
     const reserva: Reserva = { id: idDaReserva(this.ultimoNumero), ...dados };
     this.guardar({ ...intervalo, reserva });
-    return reserva;
+    return Promise.resolve(reserva);
   }
 
-  async fechar(): Promise<void> {}
+  fechar(): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** Bookings of one room never overlap, so sorted by start they are sorted by end too. */
   private sobrepostas(sala: string, intervalo: Intervalo): Ocupacao[] {
     const lista = this.porSala.get(sala) ?? [];
     const achadas: Ocupacao[] = [];
-    for (let i = primeiroIndice(lista, (ocupacao) => ocupacao.fim > intervalo.inicio); i < lista.length; i++) {
-      const ocupacao = lista[i]!;
-      if (ocupacao.inicio >= intervalo.fim) break;
+    for (let i = primeiroIndice(lista, (ocupacao) => ocupacao.fim > intervalo.inicio); ; i++) {
+      const ocupacao = lista[i];
+      if (!ocupacao || ocupacao.inicio >= intervalo.fim) break;
       if (sobrepoe(ocupacao, intervalo)) achadas.push(ocupacao);
     }
     return achadas;

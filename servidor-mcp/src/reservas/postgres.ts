@@ -155,6 +155,7 @@ export class ReservasNoPostgres implements Reservas {
       await pool.end().catch(() => undefined);
       throw new Error(
         `RESERVAS_DB: nao consegui preparar o banco em ${urlSemSenha(url)} (${erro instanceof Error ? erro.message : String(erro)})`,
+        { cause: erro },
       );
     }
     return new ReservasNoPostgres(pool, `PostgreSQL (${urlSemSenha(url)})`);
