@@ -44,8 +44,11 @@ function desatualizado(): boolean {
 export async function construir(): Promise<void> {
   for (const { entrada, saida } of Object.values(PROCESSOS)) {
     const { outputFiles } = await build({
-      entryPoints: [join(RAIZ, entrada)],
-      outfile: join(RAIZ, saida),
+      entryPoints: { main: join(RAIZ, entrada) },
+      outdir: join(RAIZ, dirname(saida)),
+      // What is imported dynamically (the database code of the agent) becomes a chunk loaded only when used.
+      splitting: true,
+      chunkNames: 'partes/[name]-[hash]',
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -6,11 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { InMemoryTaskStore, ResultManager, ServerCallContext, UnauthenticatedUser, type TaskStore } from '@a2a-js/sdk/server';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { BancoIndisponivel, noBanco } from './banco.js';
 import { Eventos } from './eventos.js';
@@ -194,8 +191,14 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
       descricao: `memoria (ate ${maxTarefas} Tasks)`,
     };
   }
+  // The database code is loaded only when a database is asked for: an agent in memory starts without it.
+  const [{ DatabaseTaskStore }, { Kysely, PostgresDialect, SqliteDialect }] = await Promise.all([
+    import('@a2a-js/sdk/server/database'),
+    import('kysely'),
+  ]);
   if (ehPostgres(banco)) {
     await migrar(banco);
+    const { default: pg } = await import('pg');
     const pool = (max: number) =>
       new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }).on('error', aoPerderConexao);
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });

@@ -7,7 +7,7 @@
  * sharing PostgreSQL also take a transaction-scoped advisory lock, so the
  * turn holds across processes, and it is released even if one dies.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { noBanco } from './banco.js';
 
 export interface Exclusao {

@@ -4,7 +4,7 @@
  * interface, two engines side by side (memory; SQL through kysely, for
  * SQLite and PostgreSQL), one contract test for all.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
 import type { Trace } from './trace.js';
@@ -118,6 +118,8 @@ export class PausasNoBanco implements Pausas {
 
   /** Creates the table once; agents starting together on PostgreSQL take turns through an advisory lock. */
   static async criarTabela(db: Kysely<TabelaDePausas>, postgres: boolean): Promise<void> {
+    // kysely is loaded only by agents that use a database (a faster start for those that do not).
+    const { sql } = await import('kysely');
     await db.transaction().execute(async (trx) => {
       if (postgres) await sql`SELECT pg_advisory_xact_lock(hashtext('a-ponte/agente/a2a_pausas'))`.execute(trx);
       await trx.schema
