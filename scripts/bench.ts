@@ -120,6 +120,7 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   if (!coletar) throw new Error('rode com node --expose-gc (npm run bench ja faz isso)');
   const { Task } = await import('@a2a-js/sdk');
   const { TarefasEmMemoria } = await import('../agente/src/armazenamento.js');
+  const { ServerCallContext } = await import('@a2a-js/sdk/server');
   const { PausasEmMemoria } = await import('../agente/src/pausas.js');
   const postar = async (url: string, headers: Record<string, string>, body: string) =>
     (await fetch(url, { method: 'POST', headers, body })).text();
@@ -135,12 +136,13 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
     ),
   );
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
+  const contexto = new ServerCallContext();
   const pausas = new PausasEmMemoria();
   coletar();
   const antes = process.memoryUsage().heapUsed;
   for (let i = 0; i < PAUSADAS; i++) {
     const id = randomUUID();
-    await tarefas.save({ ...modelo, id, contextId: randomUUID() });
+    await tarefas.save({ ...modelo, id, contextId: randomUUID() }, contexto);
     await pausas.guardar(id, {
       ferramenta: FERRAMENTAS.reservar,
       argumentos: args,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SendMessageRequest, TaskState, type Part, type SendMessageResult, type Task } from '@a2a-js/sdk';
+import { SendMessageRequest, TaskState, type SendMessageResult, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import {
   Client,
@@ -20,13 +20,12 @@ import { ListaDeSalas, ResultadoDaReserva, REVISAO_MCP, URI_DA_POLITICA } from '
 import { objeto } from 'compartilhado/log';
 import { iniciar } from '../scripts/processos.js';
 import { ambosOsProcessos, segredoDeTeste } from './apoio/processos.js';
-
-const texto = (partes: Part[] = []) => partes.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
+import { textoDe } from './apoio/cliente-a2a.js';
 
 /** A SendMessage answered with a Task; an answer that is a bare Message fails here. */
 function comoTarefa(resultado: SendMessageResult): Task {
   if ('status' in resultado) return resultado;
-  assert.fail(`expected a Task, got a Message: ${texto(resultado.parts)}`);
+  assert.fail(`expected a Task, got a Message: ${textoDe(resultado.parts)}`);
 }
 
 /** The `sala` field of a JSON object written as text (an artifact, the client's stdout). */
@@ -114,14 +113,14 @@ describe('official clients against the real processes', () => {
     assert.equal(pausa.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
     const pergunta = pausa.status.message;
     assert.ok(pergunta, 'the paused Task carries a status message');
-    assert.equal(texto(pergunta.parts), 'alternativas: sala-fusca, sala-mirante');
+    assert.equal(textoDe(pergunta.parts), 'alternativas: sala-fusca, sala-mirante');
     const fim = await enviar('escolha=sala-mirante', pausa.id);
     assert.equal(fim.status?.state, TaskState.TASK_STATE_COMPLETED);
     const lida = await cliente.getTask({ id: pausa.id, historyLength: undefined, tenant: '' });
     assert.equal(lida.status?.state, TaskState.TASK_STATE_COMPLETED);
     const [artefato] = lida.artifacts;
     assert.ok(artefato, 'the completed Task carries an artifact');
-    assert.equal(salaDoJson(texto(artefato.parts)), 'sala-mirante');
+    assert.equal(salaDoJson(textoDe(artefato.parts)), 'sala-mirante');
   });
 
   it('npm run reservar with --escolha: the terminal client completes a paused booking', async () => {

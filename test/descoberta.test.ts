@@ -112,28 +112,38 @@ describe('discovery', () => {
     }
   });
 
-  it('Agent Skills index: a skill-md entry whose digest is of the exact bytes served', async () => {
+  it('Agent Skills index: one skill-md per skill of the card, each digest of the exact bytes served', async () => {
     const indice = IndiceDeSkills.parse((await json(`${processos.agente.url}/.well-known/agent-skills/index.json`)).corpo);
     assert.equal(indice.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
-    const [skill] = indice.skills;
-    assert.ok(skill, 'the index lists a skill');
-    assert.equal(skill.name, 'reservar-sala');
-    assert.equal(skill.type, 'skill-md');
-    assert.ok(skill.description.length <= 1024);
-    const { resposta, bytes } = await obter(skill.url);
-    assert.match(resposta.headers.get('content-type') ?? '', /^text\/markdown/);
-    assert.equal(skill.digest, `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
-    const texto = bytes.toString('utf8');
-    const frente = /^---\nname: ([a-z0-9-]{1,64})\ndescription: (.{1,1024})\n---\n/.exec(texto);
-    assert.equal(frente?.[1], 'reservar-sala');
-    for (const trecho of [
-      'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>',
-      'alternativas: ',
-      'escolha=recusar',
-      'Sala inexistente: <id>',
-      'TASK_STATE_INPUT_REQUIRED',
-    ]) {
-      assert.ok(texto.includes(trecho), trecho);
+    assert.deepEqual(
+      indice.skills.map((skill) => skill.name),
+      ['reservar-sala', 'listar-salas', 'consultar-disponibilidade'],
+    );
+    /** What each SKILL.md must teach: its request, its answer and its errors. */
+    const trechos: Record<string, string[]> = {
+      'reservar-sala': [
+        'reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>',
+        'alternativas: ',
+        'escolha=recusar',
+        '{"escolha": "<id>"}',
+        'Sala inexistente: <id>',
+        'TASK_STATE_INPUT_REQUIRED',
+      ],
+      'listar-salas': ['listar salas', '{"skill": "listar-salas"}', '`salas`'],
+      'consultar-disponibilidade': ['consultar sala=<id> inicio=<iso8601> fim=<iso8601>', '`disponibilidade`', 'Sala inexistente: <id>'],
+    };
+    for (const skill of indice.skills) {
+      assert.equal(skill.type, 'skill-md');
+      assert.ok(skill.description.length <= 1024);
+      const { resposta, bytes } = await obter(skill.url);
+      assert.match(resposta.headers.get('content-type') ?? '', /^text\/markdown/);
+      assert.equal(skill.digest, `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+      const texto = bytes.toString('utf8');
+      const frente = /^---\nname: ([a-z0-9-]{1,64})\ndescription: (.{1,1024})\n---\n/.exec(texto);
+      assert.equal(frente?.[1], skill.name);
+      for (const trecho of trechos[String(skill.name)] ?? ['(uma skill sem trechos esperados)']) {
+        assert.ok(texto.includes(trecho), `${String(skill.name)}: ${trecho}`);
+      }
     }
   });
 

@@ -6,7 +6,16 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { InMemoryTaskStore, ResultManager, ServerCallContext, UnauthenticatedUser, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  ResultManager,
+  ServerCallContext,
+  UnauthenticatedUser,
+  resolveUserScope,
+  type PushNotificationSender,
+  type PushNotificationStore,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { BancoIndisponivel, noBanco } from './banco.js';
@@ -14,9 +23,12 @@ import { Eventos } from './eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import type { Encerrar } from './limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
+import { WebhooksEmMemoria, WebhooksNoBanco } from './webhooks.js';
 
 export interface Armazenamento {
   readonly tarefas: TaskStore;
+  /** Each Task's push-notification configs. */
+  readonly webhooks: PushNotificationStore;
   readonly pausas: Pausas;
   readonly exclusao: Exclusao;
   readonly descricao: string;
@@ -39,50 +51,167 @@ export const TERMINAIS: ReadonlySet<TaskState> = new Set([
 
 const terminal = (task: Task) => task.status !== undefined && TERMINAIS.has(task.status.state);
 
+/** A place in ListTasks order: newest status time first, then id descending, as DatabaseTaskStore orders. */
+interface Posicao {
+  /** The status timestamp in ms, 0 when absent or unreadable (the SDK's `status_last_updated`). */
+  readonly instante: number;
+  readonly id: string;
+}
+
+/** One stored Task: its JSON text, and beside it what ListTasks filters and orders on, so a list parses only its page. */
+interface Guardada extends Posicao {
+  readonly escopo: string;
+  readonly contextId: string;
+  readonly estado: TaskState | undefined;
+  readonly terminal: boolean;
+  readonly texto: string;
+}
+
+/** The caller Tasks belong to, as DatabaseTaskStore scopes them: tenant and owner (JSON keeps the pair unambiguous). */
+const escopoDe = (context: ServerCallContext) => JSON.stringify([context.tenant ?? '', resolveUserScope(context)]);
+
+/** A copy, never the stored object: Task.fromJSON builds a new one from the text. */
+const lerTarefa = (guardada: Guardada) => Task.fromJSON(JSON.parse(guardada.texto));
+
+/** A Task's key in the store: its scope and its id, as JSON so that no pair collides with another. */
+const chaveDe = (escopo: string, id: string) => JSON.stringify([escopo, id]);
+
+/** The SDK's default page size; its request handler always fills pageSize in before asking a store. */
+const PAGINA_PADRAO = 50;
+
+/** Before the first Task: a list without pageToken starts here. */
+const INICIO: Posicao = { instante: Infinity, id: '' };
+
+const instanteDe = (task: Task) => {
+  const instante = task.status?.timestamp ? Date.parse(task.status.timestamp) : 0;
+  return Number.isNaN(instante) ? 0 : instante;
+};
+
+/**
+ * Whether `a` comes before `b` in ListTasks order. Ids compare by UTF-16
+ * code unit, the byte order of the SDK's `collate "C"` / binary columns for
+ * every id short of astral characters (the SDK makes ids as UUIDs).
+ */
+const antes = (a: Posicao, b: Posicao) => a.instante > b.instante || (a.instante === b.instante && a.id > b.id);
+
+const pageTokenDe = ({ instante, id }: Posicao) => Buffer.from(JSON.stringify([instante, id])).toString('base64url');
+
+const jsonOuNada = (texto: string): unknown => {
+  try {
+    return JSON.parse(texto);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The place a pageToken names, if this store wrote it: anything else, even what lenient base64 decodes, is refused. */
+function posicaoDo(pageToken: string): Posicao | undefined {
+  const valor = jsonOuNada(Buffer.from(pageToken, 'base64url').toString());
+  if (!Array.isArray(valor)) return undefined;
+  const partes: unknown[] = valor;
+  const [instante, id] = partes;
+  if (typeof instante !== 'number' || typeof id !== 'string') return undefined;
+  return pageTokenDe({ instante, id }) === pageToken ? { instante, id } : undefined;
+}
+
+/** Keeps `primeiras` the first `limite` of all it is offered, in order: a page without sorting every match. */
+function oferecer(primeiras: Guardada[], candidata: Guardada, limite: number): void {
+  const ultima = primeiras.at(-1);
+  // Most candidates fall behind the last one kept: one comparison each.
+  if (!ultima || !antes(candidata, ultima)) {
+    if (primeiras.length < limite) primeiras.push(candidata);
+    return;
+  }
+  const lugar = primeiras.findIndex((outra) => antes(candidata, outra));
+  primeiras.splice(lugar, 0, candidata);
+  if (primeiras.length > limite) primeiras.pop();
+}
+
 /**
  * Tasks in memory, at most `maximo`: past it the least recently updated
- * finished Tasks are forgotten (GetTask then answers "not found"). Paused
- * and running Tasks are never dropped here; their number is capped apart.
- * Each Task is kept as its JSON text: a third of the memory of the object
- * graph, and a copy on every load, which a store must give anyway.
+ * finished Tasks are forgotten (GetTask then answers "not found"), each
+ * told to `aoEsquecer`. Paused and running Tasks are never dropped here;
+ * their number is capped apart. Each Task is kept as its JSON text: a third
+ * of the memory of the object graph, and a copy on every load, which a
+ * store must give anyway. Tasks are scoped by tenant and owner, and listed,
+ * as DatabaseTaskStore does: memory and database answer alike.
  */
 export class TarefasEmMemoria implements TaskStore {
-  private readonly porId = new Map<string, { texto: string; terminal: boolean }>();
+  /** By scope and id, in order of last save: the first finished ones are the ones to forget. */
+  private readonly porChave = new Map<string, Guardada>();
 
-  constructor(private readonly maximo: number) {}
+  constructor(
+    private readonly maximo: number,
+    private readonly aoEsquecer?: (taskId: string) => void,
+  ) {}
 
-  load(taskId: string): Promise<Task | undefined> {
-    return Promise.resolve(this.ler(taskId));
+  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const guardada = this.porChave.get(chaveDe(escopoDe(context), taskId));
+    return Promise.resolve(guardada && lerTarefa(guardada));
   }
 
-  save(task: Task): Promise<void> {
-    this.porId.delete(task.id);
-    this.porId.set(task.id, { texto: JSON.stringify(Task.toJSON(task)), terminal: terminal(task) });
-    for (const [id, antiga] of this.porId) {
-      if (this.porId.size <= this.maximo) break;
-      if (antiga.terminal) this.porId.delete(id);
+  save(task: Task, context: ServerCallContext): Promise<void> {
+    const escopo = escopoDe(context);
+    const chave = chaveDe(escopo, task.id);
+    this.porChave.delete(chave);
+    this.porChave.set(chave, {
+      escopo,
+      id: task.id,
+      contextId: task.contextId,
+      estado: task.status?.state,
+      instante: instanteDe(task),
+      terminal: terminal(task),
+      texto: JSON.stringify(Task.toJSON(task)),
+    });
+    for (const [antigaChave, antiga] of this.porChave) {
+      if (this.porChave.size <= this.maximo) break;
+      if (!antiga.terminal) continue;
+      this.porChave.delete(antigaChave);
+      this.aoEsquecer?.(antiga.id);
     }
     return Promise.resolve();
   }
 
-  /** ListTasks is rare: its exact semantics come from the SDK's own store, over a copy. */
-  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const copia = new InMemoryTaskStore();
-    for (const id of this.porId.keys()) {
-      const task = this.ler(id);
-      if (task) await copia.save(task, context);
+  /**
+   * Keyset pages, as DatabaseTaskStore gives them: each page holds the
+   * matches strictly after the (status time, id) its pageToken names, as
+   * they stand when it is asked for. A Task updated during a walk moves
+   * ahead of it: never repeated if already listed, left for the next walk
+   * if not; every other Task is listed exactly once, and the walk goes on
+   * even when the Task the token names changed or is gone.
+   */
+  list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const { contextId, status, statusTimestampAfter, pageToken, pageSize = PAGINA_PADRAO } = params;
+    const cursor = pageToken ? posicaoDo(pageToken) : INICIO;
+    if (!cursor) return Promise.reject(new RequestMalformedError('pageToken invalido: use o nextPageToken de uma resposta anterior'));
+    const escopo = escopoDe(context);
+    const depoisDe = statusTimestampAfter ? Date.parse(statusTimestampAfter) : -Infinity;
+    let totalSize = 0;
+    // One more than the page: whether it exists says if there is a next page.
+    const primeiras: Guardada[] = [];
+    for (const guardada of this.porChave.values()) {
+      if (guardada.escopo !== escopo || guardada.instante <= depoisDe) continue;
+      if (contextId && guardada.contextId !== contextId) continue;
+      if (status !== TaskState.TASK_STATE_UNSPECIFIED && guardada.estado !== status) continue;
+      totalSize++;
+      if (antes(cursor, guardada)) oferecer(primeiras, guardada, pageSize + 1);
     }
-    return copia.list(params, context);
-  }
-
-  /** A copy, never the stored object: Task.fromJSON builds a new one from the text. */
-  private ler(taskId: string): Task | undefined {
-    const guardada = this.porId.get(taskId);
-    return guardada && Task.fromJSON(JSON.parse(guardada.texto));
+    const pagina = primeiras.slice(0, pageSize);
+    const ultima = pagina.at(-1);
+    return Promise.resolve({
+      tasks: pagina.map((guardada) => {
+        const task = lerTarefa(guardada);
+        if (!params.includeArtifacts) task.artifacts = [];
+        return task;
+      }),
+      nextPageToken: primeiras.length > pageSize && ultima ? pageTokenDe(ultima) : '',
+      pageSize,
+      totalSize,
+    });
   }
 
   get tamanho(): number {
-    return this.porId.size;
+    return this.porChave.size;
   }
 }
 
@@ -184,15 +313,17 @@ async function migrar(urlDoBanco: string): Promise<void> {
 
 export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
+    const webhooks = new WebhooksEmMemoria();
     return {
-      tarefas: new TarefasEmMemoria(maxTarefas),
+      tarefas: new TarefasEmMemoria(maxTarefas, (taskId) => webhooks.esquecer(taskId)),
+      webhooks,
       pausas: new PausasEmMemoria(),
       exclusao: new ExclusaoLocal(),
       descricao: `memoria (ate ${maxTarefas} Tasks)`,
     };
   }
   // The database code is loaded only when a database is asked for: an agent in memory starts without it.
-  const [{ DatabaseTaskStore }, { Kysely, PostgresDialect, SqliteDialect }] = await Promise.all([
+  const [{ DatabasePushNotificationStore, DatabaseTaskStore }, { Kysely, PostgresDialect, SqliteDialect }] = await Promise.all([
     import('@a2a-js/sdk/server/database'),
     import('kysely'),
   ]);
@@ -205,6 +336,7 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
     await PausasNoBanco.criarTabela(db, true);
     return {
       tarefas: new DatabaseTaskStore(db),
+      webhooks: new WebhooksNoBanco(new DatabasePushNotificationStore(db)),
       pausas: new PausasNoBanco(db),
       // Its own connections: a turn's holder then never waits for one that another holder keeps.
       exclusao: new ExclusaoNoPostgres(pool(20)),
@@ -218,6 +350,7 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
   // A SQLite file serves one agent: turns are taken in this process only.
   return {
     tarefas: new DatabaseTaskStore(db),
+    webhooks: new WebhooksNoBanco(new DatabasePushNotificationStore(db)),
     pausas: new PausasNoBanco(db),
     exclusao: new ExclusaoLocal(),
     descricao: `SQLite (${banco})`,
@@ -227,14 +360,16 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
 /** The context of the agent's own writes: the same (unauthenticated) owner as every A2A request. */
 const contextoInterno = () => new ServerCallContext({ user: new UnauthenticatedUser() });
 
-/** Ends a Task FAILED through the SDK's ResultManager, as an executor's status update would. */
-export function encerradorDeTarefas(tarefas: TaskStore): Encerrar {
+/** Ends a Task FAILED through the SDK's ResultManager, as an executor's status update would, and tells its webhooks. */
+export function encerradorDeTarefas(tarefas: TaskStore, avisos: PushNotificationSender): Encerrar {
   return async (taskId, mensagem) => {
     const contexto = contextoInterno();
     const task = await tarefas.load(taskId, contexto);
     if (!task || terminal(task)) return;
-    await new ResultManager(tarefas, contexto).processEvent(
-      new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem),
-    );
+    const evento = new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem);
+    const resultado = new ResultManager(tarefas, contexto);
+    await resultado.processEvent(evento);
+    if (evento.kind === 'statusUpdate')
+      void avisos.send({ payload: { $case: 'statusUpdate', value: evento.data } }, contexto, resultado.getCurrentTask());
   };
 }

@@ -1,3 +1,5 @@
+import { A2AError } from '@a2a-js/sdk/errors';
+
 /**
  * A database that cannot answer (down, connection lost) is reported with
  * one clear message on the wire; the driver's own text, which names hosts
@@ -10,9 +12,13 @@ export class BancoIndisponivel extends Error {
   }
 }
 
-/** The same promise, with any failure reported as BancoIndisponivel. */
+/**
+ * The same promise, with any failure reported as BancoIndisponivel, but an
+ * A2AError: that is the store refusing the request (a pageToken it did not
+ * write), which the caller must hear as it is, not as a database to retry.
+ */
 export function noBanco<T>(operacao: Promise<T>): Promise<T> {
   return operacao.catch((erro: unknown) => {
-    throw erro instanceof BancoIndisponivel ? erro : new BancoIndisponivel(erro);
+    throw erro instanceof BancoIndisponivel || erro instanceof A2AError ? erro : new BancoIndisponivel(erro);
   });
 }

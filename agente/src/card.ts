@@ -1,7 +1,11 @@
 /** The Agent Card, in the A2A v1.0 JSON form, derived from the public base URL. */
-import { FORMATO_DO_PEDIDO } from './intencao.js';
+import { FORMATOS, SKILLS } from './intencao.js';
 
 export const CAMINHO_A2A = '/a2a';
+/** The HTTP+JSON binding's base: its routes (`/message:send`, `/tasks/{id}`, ...) hang below it. */
+export const CAMINHO_REST = '/rest';
+
+const TEXTO_E_DADOS = ['text/plain', 'application/json'];
 
 export function agentCard(urlPublica: URL) {
   return {
@@ -9,16 +13,21 @@ export function agentCard(urlPublica: URL) {
     description: 'Reserva salas de reuniao da Hill Valley Tech.',
     provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },
     version: '1.0.0',
-    supportedInterfaces: [{ url: new URL(CAMINHO_A2A, urlPublica).href, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
+    // JSON-RPC stays first: clients that read only supportedInterfaces[0] keep the course's endpoint.
+    supportedInterfaces: [
+      { url: new URL(CAMINHO_A2A, urlPublica).href, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: new URL(CAMINHO_REST, urlPublica).href, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
+    defaultInputModes: TEXTO_E_DADOS,
+    defaultOutputModes: TEXTO_E_DADOS,
     skills: [
+      // Unchanged since the course: clients compare it with exemplos/wire/07. Data parts work here too (see SKILL.md).
       {
-        id: 'reservar-sala',
+        id: SKILLS.reservar,
         name: 'Reservar sala',
         description:
-          `Reserva uma sala em um intervalo. Pedido: ${FORMATO_DO_PEDIDO}. ` +
+          `Reserva uma sala em um intervalo. Pedido: ${FORMATOS.reservar}. ` +
           'Se houver conflito, a Task pausa com "alternativas: <ids>" e espera escolha=<id> ou escolha=recusar na mesma Task.',
         tags: ['salas', 'agenda'],
         inputModes: ['text/plain'],
@@ -27,6 +36,26 @@ export function agentCard(urlPublica: URL) {
           'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty',
           'escolha=sala-mirante',
         ],
+      },
+      {
+        id: SKILLS.listar,
+        name: 'Listar salas',
+        description: `Lista as salas com capacidade e recursos. Pedido: ${FORMATOS.listar}, ou a parte de dados {"skill": "${SKILLS.listar}"}. O artifact salas traz a lista.`,
+        tags: ['salas'],
+        inputModes: TEXTO_E_DADOS,
+        outputModes: TEXTO_E_DADOS,
+        examples: [FORMATOS.listar],
+      },
+      {
+        id: SKILLS.consultar,
+        name: 'Consultar disponibilidade',
+        description:
+          `Diz se uma sala esta livre num intervalo e quais reservas o ocupam. Pedido: ${FORMATOS.consultar}, ou a parte de dados ` +
+          `{"skill": "${SKILLS.consultar}", "sala", "inicio", "fim"}. O artifact disponibilidade traz a resposta.`,
+        tags: ['salas', 'agenda'],
+        inputModes: TEXTO_E_DADOS,
+        outputModes: TEXTO_E_DADOS,
+        examples: ['consultar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00'],
       },
     ],
   };

@@ -5,14 +5,23 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FORMATO_DO_PEDIDO } from './intencao.js';
+import { FORMATOS, SKILLS } from './intencao.js';
 
 export const CAMINHOS = {
   card: '/.well-known/agent-card.json',
   catalogo: '/.well-known/ai-catalog.json',
   indiceDeSkills: '/.well-known/agent-skills/index.json',
-  skill: '/.well-known/agent-skills/reservar-sala/SKILL.md',
 } as const;
+
+const caminhoDaSkill = (id: string) => `/.well-known/agent-skills/${id}/SKILL.md`;
+
+/** One SKILL.md per A2A skill, with the line the index shows for it. */
+const DESCRICOES_DAS_SKILLS: Readonly<Record<string, string>> = {
+  [SKILLS.reservar]:
+    'Como reservar uma sala pelo agente A2A Central de Salas: formato do pedido (texto ou dados), a pausa com alternativas, escolha= e os erros.',
+  [SKILLS.listar]: 'Como listar as salas da Hill Valley Tech (capacidade e recursos) pelo agente A2A Central de Salas.',
+  [SKILLS.consultar]: 'Como saber se uma sala esta livre num intervalo, e quais reservas o ocupam, pelo agente A2A Central de Salas.',
+};
 
 export const CAMINHO_DO_SERVER_CARD_MCP = '/.well-known/mcp/server-card.json';
 
@@ -25,7 +34,11 @@ export interface Documento {
 
 /** Path -> document, for every public document the agent serves. */
 export function publicar(card: object, urlPublica: URL, mcpUrl: URL): ReadonlyMap<string, Documento> {
-  const skill = readFileSync(new URL('../skills/reservar-sala/SKILL.md', import.meta.url));
+  const skills = Object.entries(DESCRICOES_DAS_SKILLS).map(([id, description]) => ({
+    id,
+    description,
+    corpo: readFileSync(new URL(`../skills/${id}/SKILL.md`, import.meta.url)),
+  }));
   const url = (caminho: string) => new URL(caminho, urlPublica).href;
   const exemplo = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty';
   const catalogo = {
@@ -38,7 +51,7 @@ export function publicar(card: object, urlPublica: URL, mcpUrl: URL): ReadonlyMa
         mediaType: 'application/a2a-agent-card+json',
         type: 'application/a2a-agent-card+json',
         url: url(CAMINHOS.card),
-        representativeQueries: [exemplo, 'escolha=sala-mirante', `formato: ${FORMATO_DO_PEDIDO}`],
+        representativeQueries: [exemplo, 'escolha=sala-mirante', ...Object.values(FORMATOS).map((formato) => `formato: ${formato}`)],
       },
       {
         identifier: 'urn:hillvalley:mcp:central-de-salas',
@@ -56,22 +69,19 @@ export function publicar(card: object, urlPublica: URL, mcpUrl: URL): ReadonlyMa
   };
   const indice = {
     $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
-    skills: [
-      {
-        name: 'reservar-sala',
-        type: 'skill-md',
-        description:
-          'Como reservar uma sala pelo agente A2A Central de Salas: formato do pedido, a pausa com alternativas, escolha= e os erros.',
-        url: url(CAMINHOS.skill),
-        digest: `sha256:${createHash('sha256').update(skill).digest('hex')}`,
-      },
-    ],
+    skills: skills.map(({ id, description, corpo }) => ({
+      name: id,
+      type: 'skill-md',
+      description,
+      url: url(caminhoDaSkill(id)),
+      digest: `sha256:${createHash('sha256').update(corpo).digest('hex')}`,
+    })),
   };
   const json = (valor: object): Documento => ({ tipo: 'application/json', corpo: JSON.stringify(valor, null, 2) });
   return new Map<string, Documento>([
     [CAMINHOS.card, json(card)],
     [CAMINHOS.catalogo, json(catalogo)],
     [CAMINHOS.indiceDeSkills, json(indice)],
-    [CAMINHOS.skill, { tipo: 'text/markdown; charset=utf-8', corpo: skill }],
+    ...skills.map(({ id, corpo }): [string, Documento] => [caminhoDaSkill(id), { tipo: 'text/markdown; charset=utf-8', corpo }]),
   ]);
 }

@@ -21,11 +21,13 @@ export class Eventos {
     );
   }
 
-  estado(estado: TaskState, texto?: string): AgentExecutionEvent {
+  /** A status change; its message, when there is one, is the text line first and, for machines, the same facts as data. */
+  estado(estado: TaskState, texto?: string, dados?: object): AgentExecutionEvent {
+    const parts = [{ text: texto }, ...(dados ? [parteDeDados(dados)] : [])];
     const message =
       texto === undefined
         ? undefined
-        : { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: texto }], taskId: this.taskId, contextId: this.contextId };
+        : { messageId: randomUUID(), role: 'ROLE_AGENT', parts, taskId: this.taskId, contextId: this.contextId };
     return AgentEvent.statusUpdate(
       TaskStatusUpdateEvent.fromJSON({
         taskId: this.taskId,
@@ -35,12 +37,13 @@ export class Eventos {
     );
   }
 
-  artefato(nome: string, texto: string): AgentExecutionEvent {
+  /** An artifact as JSON text (the part clients of the text contract read) and as the same object in a data part. */
+  artefato(nome: string, dados: object): AgentExecutionEvent {
     return AgentEvent.artifactUpdate(
       TaskArtifactUpdateEvent.fromJSON({
         taskId: this.taskId,
         contextId: this.contextId,
-        artifact: { artifactId: randomUUID(), name: nome, parts: [{ text: texto }] },
+        artifact: { artifactId: randomUUID(), name: nome, parts: [{ text: JSON.stringify(dados) }, parteDeDados(dados)] },
         lastChunk: true,
       }),
     );
@@ -48,3 +51,5 @@ export class Eventos {
 }
 
 const agora = () => new Date().toISOString();
+
+const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });

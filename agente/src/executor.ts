@@ -7,6 +7,7 @@ import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventB
 import { Eventos } from './eventos.js';
 import type { TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
+import type { Entrada } from './intencao.js';
 import type { Desfecho, Ponte } from './ponte.js';
 import { lerTraceparent, novoTrace, type Trace } from './trace.js';
 
@@ -17,15 +18,20 @@ const ESTADO_FINAL: Record<Desfecho['estado'], TaskState> = {
   falhou: TaskState.TASK_STATE_FAILED,
 };
 
-export const NOME_DO_ARTEFATO = 'reserva';
-
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
   const headers = contexto.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
   return lerTraceparent(headers?.traceparent);
 }
 
-function textoDe(contexto: RequestContext): string {
-  return contexto.userMessage.parts.map((parte) => (parte.content?.$case === 'text' ? parte.content.value : '')).join(' ');
+/** The message's text parts joined, and its first data part. */
+function entradaDe(contexto: RequestContext): Entrada {
+  const textos: string[] = [];
+  let dados: unknown;
+  for (const { content } of contexto.userMessage.parts) {
+    if (content?.$case === 'text') textos.push(content.value);
+    else if (content?.$case === 'data' && dados === undefined) dados = content.value;
+  }
+  return { texto: textos.join(' '), ...(dados === undefined ? {} : { dados }) };
 }
 
 export class Executor implements AgentExecutor {
@@ -58,7 +64,7 @@ export class Executor implements AgentExecutor {
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
-    const desfecho = await this.ponte.atender(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto) ?? novoTrace());
+    const desfecho = await this.ponte.atender(contexto.taskId, entradaDe(contexto), traceDaRequisicao(contexto) ?? novoTrace());
     // The turn lasts until the outcome is stored, not merely published; a failed save is the SDK's to report.
     const gravado = this.tarefas.gravado(contexto.taskId, ESTADO_FINAL[desfecho.estado]).catch(() => undefined);
     this.publicar(eventos, bus, desfecho);
@@ -74,12 +80,13 @@ export class Executor implements AgentExecutor {
     }
     const eventos = new Eventos(contexto.taskId, contexto.contextId);
     const trabalhando = () => bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
-    this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, textoDe(contexto), traceDaRequisicao(contexto), trabalhando));
+    this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, entradaDe(contexto), traceDaRequisicao(contexto), trabalhando));
   }
 
   private publicar(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho): void {
-    if (desfecho.estado === 'concluida') bus.publish(eventos.artefato(NOME_DO_ARTEFATO, JSON.stringify(desfecho.reserva)));
-    bus.publish(eventos.estado(ESTADO_FINAL[desfecho.estado], desfecho.mensagem));
+    if (desfecho.estado === 'concluida') bus.publish(eventos.artefato(desfecho.artefato.nome, desfecho.artefato.dados));
+    const dados = desfecho.estado === 'pausada' ? desfecho.dados : undefined;
+    bus.publish(eventos.estado(ESTADO_FINAL[desfecho.estado], desfecho.mensagem, dados));
     bus.finished();
   }
 

@@ -3,10 +3,10 @@ import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
-import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { UserBuilder, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import express from 'express';
-import { CAMINHO_A2A, agentCard } from './card.js';
+import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './card.js';
 import { lerConfiguracao } from './config.js';
 import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
@@ -14,6 +14,7 @@ import { ClienteMcp } from './mcp-cliente.js';
 import { PausasLimitadas } from './limites.js';
 import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
 import { Atendimento } from './atendimento.js';
+import { Avisos } from './avisos.js';
 import { erroInesperado, errosDoCorpo, notasDoSdkNaLinha, registrarRequisicoes, responderErro } from './http.js';
 import { Ponte } from './ponte.js';
 
@@ -27,7 +28,12 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const mcp = new ClienteMcp(config.mcpUrl, log);
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
   const { exclusao } = armazenamento;
-  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas), exclusao);
+  const push = {
+    configs: armazenamento.webhooks,
+    avisos: new Avisos(armazenamento.webhooks, { hosts: config.hostsDePush, log }),
+    hosts: config.hostsDePush,
+  };
+  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas, push.avisos), exclusao);
   pausas.varrerPeriodicamente(VARREDURA_MS, (erro) =>
     log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
   );
@@ -39,7 +45,9 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     new Executor(new Ponte(mcp, pausas), exclusao, tarefas),
     exclusao,
     pausas,
+    push,
   );
+  const sdk = { requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A };
 
   const app = express();
   app.disable('x-powered-by');
@@ -55,8 +63,25 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
     });
   }
-  app.use(CAMINHO_A2A, express.json({ limit: config.limiteDoCorpoBytes }), errosDoCorpo(config.limiteDoCorpoBytes));
-  app.use(CAMINHO_A2A, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A }));
+  app.use(CAMINHO_A2A, express.json({ limit: config.limiteDoCorpoBytes }), errosDoCorpo(config.limiteDoCorpoBytes, 'jsonrpc'));
+  app.use(CAMINHO_A2A, jsonRpcHandler(sdk));
+  // Parsed here first, for the same body limit and error handling as JSON-RPC (the SDK's own parser allows 100 kB).
+  app.use(
+    CAMINHO_REST,
+    express.json({ limit: config.limiteDoCorpoBytes, type: ['application/json', 'application/a2a+json'] }),
+    errosDoCorpo(config.limiteDoCorpoBytes, 'rest'),
+  );
+  app.use(CAMINHO_REST, restHandler(sdk));
+  app.use(CAMINHO_REST, (req, res) => {
+    responderErro(
+      res,
+      404,
+      A2A_ERROR_CODE.METHOD_NOT_FOUND,
+      `Rota HTTP+JSON desconhecida: ${req.method} ${CAMINHO_REST}${req.path}`,
+      'rest',
+    );
+  });
+  app.use(CAMINHO_REST, erroInesperado(log, 'rest'));
   app.use((_req, res) => {
     responderErro(
       res,
@@ -65,8 +90,8 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       `Nada aqui: o endpoint A2A e ${CAMINHO_A2A} e o card esta em ${CAMINHOS.card}`,
     );
   });
-  app.use(erroInesperado(log));
-  return { app, mcp };
+  app.use(erroInesperado(log, 'jsonrpc'));
+  return { app, mcp, push };
 }
 
 executarProcesso('agente', async () => {
@@ -81,11 +106,11 @@ executarProcesso('agente', async () => {
   // The card needs the bound port, so the app is built once listening.
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
-  const { app, mcp } = montarApp(config, urlPublica, armazenamento);
+  const { app, mcp, push } = montarApp(config, urlPublica, armazenamento);
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`,
   );
   mcp
     .conectar()
@@ -94,5 +119,5 @@ executarProcesso('agente', async () => {
         `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
       ),
     );
-  return servidor;
+  return { servidor, aoEncerrar: () => push.avisos.ocioso() };
 });

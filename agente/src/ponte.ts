@@ -18,10 +18,19 @@ import {
   type ElicitResult,
   type InputRequiredResult,
 } from '@modelcontextprotocol/client';
-import { FERRAMENTAS, ResultadoDaReserva, URI_DA_POLITICA, versaoDaPolitica, type PedidoDeReserva } from 'compartilhado/contrato';
+import {
+  Disponibilidade,
+  FERRAMENTAS,
+  ListaDeSalas,
+  ResultadoDaReserva,
+  URI_DA_POLITICA,
+  versaoDaPolitica,
+  type PedidoDeReserva,
+} from 'compartilhado/contrato';
+import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
 import { BancoIndisponivel } from './banco.js';
-import { FORMATO_DO_PEDIDO, lerEscolha, lerPedido } from './intencao.js';
+import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from './intencao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
@@ -33,9 +42,23 @@ const PARAMETROS_INVALIDOS: number = ProtocolErrorCode.InvalidParams;
 /** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
 export type ReservaFeita = PedidoDeReserva & { readonly reserva: string; readonly politica: string };
 
+/** What a completed Task hands over: a named object, sent as JSON text and as a data part. */
+export interface Artefato {
+  readonly nome: 'reserva' | 'salas' | 'disponibilidade';
+  readonly dados: Readonly<Record<string, unknown>>;
+}
+
+/** What a paused Task shows besides its text line: the options, the server's question, and why an answer was not taken. */
+export interface Alternativas {
+  readonly alternativas: readonly string[];
+  readonly pergunta?: Readonly<Record<string, unknown>>;
+  readonly erro?: string;
+}
+
 export type Desfecho =
-  | { readonly estado: 'concluida'; readonly mensagem: string; readonly reserva: ReservaFeita }
-  | { readonly estado: 'pausada' | 'cancelada' | 'falhou'; readonly mensagem: string };
+  | { readonly estado: 'concluida'; readonly mensagem: string; readonly artefato: Artefato }
+  | { readonly estado: 'pausada'; readonly mensagem: string; readonly dados: Alternativas }
+  | { readonly estado: 'cancelada' | 'falhou'; readonly mensagem: string };
 
 type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
 
@@ -60,7 +83,26 @@ export const MENSAGEM_SEM_PAUSA =
 /** The pause text is compared byte for byte by clients: no prefix, no greeting. */
 export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
 
+const PERGUNTA_DESCONHECIDA = 'O servidor MCP fez uma pergunta que este agente nao sabe repassar.';
+
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
+
+function pausada(pausa: Pick<Pausa, 'alternativas' | 'pergunta'>, erro?: string): Desfecho {
+  const { alternativas, pergunta } = pausa;
+  return {
+    estado: 'pausada',
+    mensagem: linhaDeAlternativas(alternativas),
+    dados: { alternativas, ...(pergunta ? { pergunta } : {}), ...(erro ? { erro } : {}) },
+  };
+}
+
+/** The answer to relay for the client's choice, or why the choice is not one of the options. */
+function respostaPara(escolha: Escolha | Ilegivel, alternativas: readonly string[]): { resposta: ElicitResult } | Ilegivel {
+  if ('erro' in escolha) return escolha;
+  if ('recusar' in escolha) return { resposta: { action: 'decline' } };
+  if (!alternativas.includes(escolha.sala)) return { erro: `"${escolha.sala}" nao esta entre as alternativas.` };
+  return { resposta: { action: 'accept', content: { sala: escolha.sala } } };
+}
 
 /** An expected failure whose message is meant for the client as it is. */
 class Recusa extends Error {}
@@ -71,21 +113,23 @@ export class Ponte {
     private readonly pausas: PausasDaPonte,
   ) {}
 
-  /** Steps 1-4: a new Task's request. */
-  async atender(taskId: string, texto: string, trace: Trace): Promise<Desfecho> {
-    const pedido = lerPedido(texto);
-    if (!pedido) return falhou(`Pedido fora do formato. Use: ${FORMATO_DO_PEDIDO}`);
+  /** Steps 1-4: a new Task's request, one tools/call after discovering the tool. */
+  async atender(taskId: string, entrada: Entrada, trace: Trace): Promise<Desfecho> {
+    const pedido = lerPedido(entrada);
+    if ('erro' in pedido) return falhou(pedido.erro);
     return this.falando(async () => {
-      await this.exigirFerramenta(trace);
-      const politica = await this.versaoDaPolitica(trace);
-      const argumentos = { ...pedido };
-      return this.traduzir(
-        taskId,
-        argumentos,
-        await this.mcp.chamar(FERRAMENTAS.reservar, argumentos, traceparentFilho(trace)),
-        trace,
-        politica,
-      );
+      switch (pedido.skill) {
+        case SKILLS.listar:
+          return listadas(await this.chamar(FERRAMENTAS.listar, {}, trace));
+        case SKILLS.consultar:
+          return consultada(pedido.consulta, await this.chamar(FERRAMENTAS.consultar, { ...pedido.consulta }, trace));
+        case SKILLS.reservar: {
+          // Read before the call: a booking the server made is never turned into a failure by a read after it.
+          const politica = await this.versaoDaPolitica(trace);
+          const argumentos = { ...pedido.reserva };
+          return this.traduzir(taskId, argumentos, await this.chamar(FERRAMENTAS.reservar, argumentos, trace), trace, politica);
+        }
+      }
     });
   }
 
@@ -94,31 +138,30 @@ export class Ponte {
    * answers cannot both reach MCP), then answer it. `aoTomar` is told once
    * the pause is taken: the Task is working from then on.
    */
-  async retomar(taskId: string, texto: string, traceDaRequisicao: Trace | undefined, aoTomar: () => void): Promise<Desfecho> {
+  async retomar(taskId: string, entrada: Entrada, traceDaRequisicao: Trace | undefined, aoTomar: () => void): Promise<Desfecho> {
     const tomada = await this.pausas.tomar(taskId);
     if (!tomada) return falhou(MENSAGEM_SEM_PAUSA);
     aoTomar();
     const { pausa } = tomada;
     if (tomada.expirada) return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
     const trace = traceDaRequisicao ?? pausa.trace;
-    const escolha = lerEscolha(texto);
+    const escolhida = respostaPara(lerEscolha(entrada), pausa.alternativas);
     // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
-    if (!escolha || ('sala' in escolha && !pausa.alternativas.includes(escolha.sala))) {
+    if ('erro' in escolhida) {
       await this.pausas.devolver(taskId, pausa);
-      return { estado: 'pausada', mensagem: linhaDeAlternativas(pausa.alternativas) };
+      return pausada(pausa, escolhida.erro);
     }
-    const resposta: ElicitResult = 'sala' in escolha ? { action: 'accept', content: { sala: escolha.sala } } : { action: 'decline' };
     return this.falando(async () => {
       const politica = await this.versaoDaPolitica(trace);
       const resultado = await this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), {
-        inputResponses: { [pausa.chave]: resposta },
+        inputResponses: { [pausa.chave]: escolhida.resposta },
         requestState: pausa.requestState,
       });
       return this.traduzir(taskId, pausa.argumentos, resultado, trace, politica);
     }, true);
   }
 
-  /** Steps 4 and 6: the MCP result becomes the Task's next state. */
+  /** Steps 4 and 6: reservar_sala's result becomes the Task's next state. */
   private async traduzir(
     taskId: string,
     argumentos: Record<string, unknown>,
@@ -129,26 +172,31 @@ export class Ponte {
     if (isInputRequiredResult(resultado)) {
       const pergunta = lerPergunta(resultado, argumentos, trace);
       await this.pausas.abrir(taskId, pergunta);
-      return { estado: 'pausada', mensagem: linhaDeAlternativas(pergunta.alternativas) };
+      return pausada(pergunta);
     }
-    if (resultado.isError) return falhou(textoDe(resultado) || 'A ferramenta falhou sem mensagem.');
+    if (resultado.isError) return falhou(textoDe(resultado));
     const reserva = lerReserva(resultado.structuredContent, politica);
     if ('motivo' in reserva) return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${reserva.motivo}).` };
-    return { estado: 'concluida', mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`, reserva };
+    return {
+      estado: 'concluida',
+      mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`,
+      artefato: { nome: 'reserva', dados: reserva },
+    };
   }
 
-  /** Discovery before the first call: the tool list is the server's, not ours (cached while its ttlMs allows). */
-  private async exigirFerramenta(trace: Trace): Promise<void> {
+  /** Discovery, then the call: the tool list is the server's, not ours (cached while its ttlMs allows). */
+  private async chamar(ferramenta: string, argumentos: Record<string, unknown>, trace: Trace): Promise<ResultadoDaFerramenta> {
     const ferramentas = await this.mcp.ferramentas(traceparentFilho(trace));
-    if (!ferramentas.some((ferramenta) => ferramenta.name === FERRAMENTAS.reservar)) {
-      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${FERRAMENTAS.reservar}.`);
+    if (!ferramentas.some((oferecida) => oferecida.name === ferramenta)) {
+      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${ferramenta}.`);
     }
+    const resultado = await this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
+    return resultado;
   }
 
   /**
-   * The version declared on the first line of politica://uso (`versao: ...`),
-   * read before the call: a booking the server made is never turned into a
-   * failure by a read after it. Cached while the server's ttlMs allows.
+   * The version declared on the first line of politica://uso (`versao: ...`).
+   * Cached while the server's ttlMs allows.
    */
   private async versaoDaPolitica(trace: Trace): Promise<string> {
     const versao = versaoDaPolitica(await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace)));
@@ -176,6 +224,46 @@ export class Ponte {
 }
 
 /**
+ * A read-only tool's answer: its error text, or its structuredContent
+ * checked against the contract and kept exactly as the server wrote it
+ * (key order included: the artifact's text is that JSON).
+ */
+function lerConteudo<T>(
+  ferramenta: string,
+  esquema: z.ZodType<T>,
+  resultado: ResultadoDaFerramenta,
+): Desfecho | { dados: Record<string, unknown>; lido: T } {
+  if (isInputRequiredResult(resultado)) throw new Recusa(PERGUNTA_DESCONHECIDA);
+  if (resultado.isError) return falhou(textoDe(resultado));
+  const dados = objeto(resultado.structuredContent);
+  const lido = esquema.safeParse(dados);
+  if (!lido.success || dados === undefined) {
+    const porque = lido.success ? 'sem structuredContent' : z.prettifyError(lido.error);
+    throw new Recusa(`O servidor MCP respondeu ${ferramenta} fora do contrato: ${porque}`);
+  }
+  return { dados, lido: lido.data };
+}
+
+function listadas(resultado: ResultadoDaFerramenta): Desfecho {
+  const conteudo = lerConteudo(FERRAMENTAS.listar, ListaDeSalas, resultado);
+  if ('estado' in conteudo) return conteudo;
+  const { salas } = conteudo.lido;
+  const mensagem = `${String(salas.length)} salas: ${salas.map((sala) => sala.id).join(', ')}.`;
+  return { estado: 'concluida', mensagem, artefato: { nome: 'salas', dados: conteudo.dados } };
+}
+
+function consultada(consulta: Consulta, resultado: ResultadoDaFerramenta): Desfecho {
+  const conteudo = lerConteudo(FERRAMENTAS.consultar, Disponibilidade, resultado);
+  if ('estado' in conteudo) return conteudo;
+  const { livre, conflitos } = conteudo.lido;
+  const intervalo = `de ${consulta.inicio} a ${consulta.fim}`;
+  const mensagem = livre
+    ? `${consulta.sala} livre ${intervalo}.`
+    : `${consulta.sala} ocupada ${intervalo}: ${conflitos.map((conflito) => conflito.id).join(', ')}.`;
+  return { estado: 'concluida', mensagem, artefato: { nome: 'disponibilidade', dados: conteudo.dados } };
+}
+
+/**
  * The one form-mode question this agent knows how to relay: a choice of
  * `sala` among an enum (or a single const, or titled options). The SDK
  * hands input_required over unvalidated, so it is checked here.
@@ -195,10 +283,20 @@ function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, 
   const [entrada] = entradas;
   const pergunta = entradas.length === 1 ? PerguntaDeSala.safeParse(entrada?.[1]) : undefined;
   if (!entrada || !pergunta?.success || resultado.requestState === undefined) {
-    throw new Recusa('O servidor MCP fez uma pergunta que este agente nao sabe repassar.');
+    throw new Recusa(PERGUNTA_DESCONHECIDA);
   }
   const alternativas = pergunta.data.params.requestedSchema.properties.sala;
-  return { ferramenta: FERRAMENTAS.reservar, argumentos, chave: entrada[0], requestState: resultado.requestState, alternativas, trace };
+  // The schema as the server wrote it, for clients that render the question themselves.
+  const requestedSchema = objeto(objeto(objeto(entrada[1])?.params)?.requestedSchema);
+  return {
+    ferramenta: FERRAMENTAS.reservar,
+    argumentos,
+    chave: entrada[0],
+    requestState: resultado.requestState,
+    alternativas,
+    ...(requestedSchema ? { pergunta: requestedSchema } : {}),
+    trace,
+  };
 }
 
 /** reservar_sala's structuredContent, checked against the contract: the booking made, or why none was. */
@@ -214,8 +312,9 @@ function lerReserva(conteudo: unknown, politica: string): ReservaFeita | { motiv
 }
 
 function textoDe(resultado: CallToolResult): string {
-  return resultado.content
+  const texto = resultado.content
     .map((bloco) => (bloco.type === 'text' ? bloco.text : ''))
     .filter(Boolean)
     .join('\n');
+  return texto || 'A ferramenta falhou sem mensagem.';
 }

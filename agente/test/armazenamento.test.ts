@@ -1,17 +1,20 @@
 /**
  * The agent's stores: one contract for every pause engine (memory, SQLite,
- * PostgreSQL), the limits and the clock over them, the Task turns, and the
- * Task stores.
+ * PostgreSQL), the limits and the clock over them, the Task turns, the
+ * Task stores, and one ListTasks contract for the Task store in memory and
+ * the SDK's DatabaseTaskStore (SQLite, PostgreSQL).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Task, TaskState } from '@a2a-js/sdk';
-import { ServerCallContext } from '@a2a-js/sdk/server';
+import { ListTasksRequest, Task, TaskState, type ListTasksResponse, type StreamResponse } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore, TASK_TABLE, type TaskDatabase } from '@a2a-js/sdk/server/database';
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
-import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
+import { encerradorDeTarefas, TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas, mensagemDeExcesso } from '../src/limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type TabelaDePausas } from '../src/pausas.js';
@@ -271,29 +274,30 @@ describe('Task turns', () => {
 });
 
 describe('Task stores', () => {
+  const anonimo = new ServerCallContext();
   const tarefa = (id: string, state: TaskState) => Task.fromJSON({ id, contextId: `c-${id}`, status: { state: TaskState[state] } });
 
   it('TarefasEmMemoria: past the cap forgets the least recently updated finished Tasks, never paused ones', async () => {
     const tarefas = new TarefasEmMemoria(3);
-    await tarefas.save(tarefa('pausada', TaskState.TASK_STATE_INPUT_REQUIRED));
-    await tarefas.save(tarefa('f1', TaskState.TASK_STATE_COMPLETED));
-    await tarefas.save(tarefa('f2', TaskState.TASK_STATE_FAILED));
-    await tarefas.save(tarefa('f3', TaskState.TASK_STATE_COMPLETED));
+    await tarefas.save(tarefa('pausada', TaskState.TASK_STATE_INPUT_REQUIRED), anonimo);
+    await tarefas.save(tarefa('f1', TaskState.TASK_STATE_COMPLETED), anonimo);
+    await tarefas.save(tarefa('f2', TaskState.TASK_STATE_FAILED), anonimo);
+    await tarefas.save(tarefa('f3', TaskState.TASK_STATE_COMPLETED), anonimo);
     assert.equal(tarefas.tamanho, 3);
-    assert.equal(await tarefas.load('f1'), undefined);
-    assert.equal((await tarefas.load('pausada'))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.equal(await tarefas.load('f1', anonimo), undefined);
+    assert.equal((await tarefas.load('pausada', anonimo))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 
   it('TarefasEmMemoria: hands out copies, never its own objects', async () => {
     const tarefas = new TarefasEmMemoria(10);
     const original = tarefa('t', TaskState.TASK_STATE_WORKING);
-    await tarefas.save(original);
+    await tarefas.save(original, anonimo);
     assert.ok(original.status, 'the Task has a status');
     original.status.state = TaskState.TASK_STATE_FAILED;
-    const copia = await tarefas.load('t');
+    const copia = await tarefas.load('t', anonimo);
     assert.ok(copia?.status, 'the store gives the Task back, with its status');
     copia.status.state = TaskState.TASK_STATE_CANCELED;
-    assert.equal((await tarefas.load('t'))?.status?.state, TaskState.TASK_STATE_WORKING);
+    assert.equal((await tarefas.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_WORKING);
   });
 
   it('TarefasDaPonte: whoever waits for a state of a Task hears once that state is stored', async () => {
@@ -320,5 +324,275 @@ describe('Task stores', () => {
       message: 'Banco de Tasks indisponivel: tente de novo em instantes',
     });
     await assert.rejects(gravado, { name: 'BancoIndisponivel' });
+  });
+});
+
+describe('TarefasEmMemoria only', () => {
+  const anonimo = new ServerCallContext();
+  const finalizada = (id: string) => Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } });
+
+  it('tells aoEsquecer each Task the cap drops, in any tenant, and no other', async () => {
+    const esquecidas: string[] = [];
+    const tarefas = new TarefasEmMemoria(3, (taskId) => esquecidas.push(taskId));
+    const outroTenant = new ServerCallContext({ tenant: 'outro' });
+    await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
+    await tarefas.save(finalizada('f1'), outroTenant);
+    await tarefas.save(finalizada('f2'), anonimo);
+    await tarefas.save(finalizada('f1'), outroTenant);
+    assert.deepEqual(esquecidas, [], 'a Task saved again is not dropped');
+    await tarefas.save(finalizada('f3'), anonimo);
+    assert.deepEqual(esquecidas, ['f2'], 'f1, saved again, became more recent than f2');
+    await tarefas.save(finalizada('f4'), anonimo);
+    assert.deepEqual(esquecidas, ['f2', 'f1']);
+    assert.equal(await tarefas.load('f1', outroTenant), undefined);
+    assert.equal((await tarefas.load('pausada', anonimo))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.equal(tarefas.tamanho, 3);
+  });
+
+  it('refuses a pageToken it did not write, saying what to send instead', async () => {
+    await assert.rejects(new TarefasEmMemoria(10).list(ListTasksRequest.fromJSON({ pageToken: 'lixo' }), new ServerCallContext()), {
+      message: 'pageToken invalido: use o nextPageToken de uma resposta anterior',
+    });
+  });
+});
+
+/**
+ * The SDK's tasks table as its migration 0001 (`a2a-db upgrade`) creates it,
+ * byte-order collation included: the CLI cannot reach an in-memory SQLite.
+ */
+async function tarefasNoBanco(dialeto: 'sqlite' | 'postgres'): Promise<TaskStore> {
+  const dialect: Dialect =
+    dialeto === 'sqlite'
+      ? new SqliteDialect({ database: new Sqlite(':memory:') })
+      : new PostgresDialect({
+          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`tasks_${randomUUID().replaceAll('-', '')}`) }),
+        });
+  const db = new Kysely<TaskDatabase>({ dialect });
+  abertos.push(db);
+  const texto = (tamanho: number) => `varchar(${tamanho}) collate ${dialeto === 'sqlite' ? 'binary' : '"C"'}`;
+  await sql
+    .raw(
+      `create table ${TASK_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null, id ${texto(36)} not null,
+        context_id ${texto(36)} not null, status_last_updated bigint not null, status_state ${texto(255)},
+        status text, artifacts text, history text, metadata text, protocol_version varchar(255), primary key (tenant, owner, id))`,
+    )
+    .execute(db);
+  return new DatabaseTaskStore(db);
+}
+
+/** Status times are set, never read from the clock: second `s` is T0 + s seconds. */
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const aos = (segundo: number) => new Date(T0 + segundo * 1000).toISOString();
+
+interface Modelo {
+  readonly id: string;
+  readonly segundo: number;
+  readonly contextId?: string;
+  readonly estado?: keyof typeof TaskState;
+}
+
+const tarefaEm = ({ id, segundo, contextId = 'ctx-1', estado = 'TASK_STATE_COMPLETED' }: Modelo) =>
+  Task.fromJSON({
+    id,
+    contextId,
+    status: { state: estado, timestamp: aos(segundo) },
+    artifacts: [{ artifactId: `artefato-${id}`, parts: [{ text: 'reserva res-0001' }] }],
+  });
+
+const pedido = (campos: Record<string, unknown> = {}) => ListTasksRequest.fromJSON({ pageSize: 100, ...campos });
+const idsDe = (resposta: ListTasksResponse) => resposta.tasks.map((task) => task.id);
+
+/** Every page from the first, chained by nextPageToken until it is ''. */
+async function percorrer(tarefas: TaskStore, contexto: ServerCallContext, campos: Record<string, unknown>): Promise<ListTasksResponse[]> {
+  const paginas = [await tarefas.list(pedido(campos), contexto)];
+  for (let ultima = paginas[0]; ultima?.nextPageToken; ultima = paginas.at(-1)) {
+    assert.ok(paginas.length <= 100, 'a walk ends');
+    paginas.push(await tarefas.list(pedido({ ...campos, pageToken: ultima.nextPageToken }), contexto));
+  }
+  return paginas;
+}
+
+for (const [nome, criar] of [
+  ['TarefasEmMemoria', () => Promise.resolve(new TarefasEmMemoria(1000))],
+  ['DatabaseTaskStore (SQLite)', () => tarefasNoBanco('sqlite')],
+  ['DatabaseTaskStore (PostgreSQL)', () => tarefasNoBanco('postgres')],
+] as const) {
+  describe(`ListTasks on ${nome}`, () => {
+    const anonimo = new ServerCallContext();
+    const guardar = async (tarefas: TaskStore, modelos: readonly Modelo[], contexto = anonimo) => {
+      for (const modelo of modelos) await tarefas.save(tarefaEm(modelo), contexto);
+    };
+
+    it('newest status first, ties by id descending; totalSize counts every match; the last page ends with an empty token', async () => {
+      const tarefas = await criar();
+      await guardar(tarefas, [
+        { id: 'c', segundo: 3 },
+        { id: 'a', segundo: 1 },
+        { id: 'd', segundo: 2 },
+        { id: 'b', segundo: 3 },
+      ]);
+      const resposta = await tarefas.list(pedido(), anonimo);
+      assert.deepEqual(idsDe(resposta), ['c', 'b', 'd', 'a']);
+      assert.equal(resposta.totalSize, 4);
+      assert.equal(resposta.pageSize, 100);
+      assert.equal(resposta.nextPageToken, '');
+      assert.equal(resposta.tasks[0]?.status?.timestamp, aos(3));
+    });
+
+    it('pages of pageSize, chained by nextPageToken, list every Task exactly once, in order', async () => {
+      const tarefas = await criar();
+      const segundos = [5, 1, 4, 4, 2, 6, 3];
+      await guardar(
+        tarefas,
+        segundos.map((segundo, i) => ({ id: `t${i}`, segundo })),
+      );
+      const ordem = ['t5', 't0', 't3', 't2', 't6', 't4', 't1'];
+      for (const pageSize of [1, 2, 3, 7, 100]) {
+        const paginas = await percorrer(tarefas, anonimo, { pageSize });
+        assert.deepEqual(paginas.flatMap(idsDe), ordem, `pageSize ${pageSize}`);
+        assert.equal(paginas.length, Math.ceil(ordem.length / pageSize), `pageSize ${pageSize}: no empty page at the end`);
+        for (const pagina of paginas) {
+          assert.ok(pagina.tasks.length <= pageSize);
+          assert.equal(pagina.pageSize, pageSize);
+          assert.equal(pagina.totalSize, ordem.length);
+        }
+      }
+    });
+
+    it('filters by contextId, by state (UNSPECIFIED is no filter) and by status time, counting only the matches', async () => {
+      const tarefas = await criar();
+      await guardar(tarefas, [
+        { id: 'a', segundo: 1, contextId: 'ctx-1' },
+        { id: 'b', segundo: 2, contextId: 'ctx-1', estado: 'TASK_STATE_WORKING' },
+        { id: 'c', segundo: 3, contextId: 'ctx-2' },
+        { id: 'd', segundo: 4, contextId: 'ctx-2', estado: 'TASK_STATE_INPUT_REQUIRED' },
+      ]);
+      const listar = async (campos: Record<string, unknown>) => {
+        const resposta = await tarefas.list(pedido(campos), anonimo);
+        return [idsDe(resposta), resposta.totalSize];
+      };
+      assert.deepEqual(await listar({ contextId: 'ctx-1' }), [['b', 'a'], 2]);
+      assert.deepEqual(await listar({ status: 'TASK_STATE_COMPLETED' }), [['c', 'a'], 2]);
+      assert.deepEqual(await listar({ status: 'TASK_STATE_UNSPECIFIED' }), [['d', 'c', 'b', 'a'], 4]);
+      assert.deepEqual(await listar({ statusTimestampAfter: aos(2) }), [['d', 'c'], 2], 'strictly after');
+      assert.deepEqual(await listar({ contextId: 'ctx-2', status: 'TASK_STATE_COMPLETED' }), [['c'], 1]);
+      assert.deepEqual(await listar({ contextId: 'ctx-3' }), [[], 0]);
+      const paginas = await percorrer(tarefas, anonimo, { contextId: 'ctx-2', pageSize: 1 });
+      assert.deepEqual(paginas.map(idsDe), [['d'], ['c']], 'a filter holds across pages');
+    });
+
+    it('gives artifacts only when includeArtifacts asks for them', async () => {
+      const tarefas = await criar();
+      await guardar(tarefas, [
+        { id: 'a', segundo: 1 },
+        { id: 'b', segundo: 2 },
+      ]);
+      const sem = await tarefas.list(pedido(), anonimo);
+      assert.deepEqual(
+        sem.tasks.map((task) => task.artifacts),
+        [[], []],
+      );
+      const com = await tarefas.list(pedido({ includeArtifacts: true }), anonimo);
+      assert.deepEqual(
+        com.tasks.map((task) => task.artifacts.map((artefato) => artefato.artifactId)),
+        [['artefato-b'], ['artefato-a']],
+      );
+      assert.equal((await tarefas.load('a', anonimo))?.artifacts.length, 1, 'the store itself keeps them');
+    });
+
+    /**
+     * The rule: a page holds the Tasks strictly after the previous page's
+     * last (status time, id), as they stand when it is asked for. A Task
+     * updated during a walk moves ahead of it: not listed again if it was,
+     * left for the next walk if it was not; every other Task comes exactly
+     * once, and the walk goes on when the Task its token names changed.
+     */
+    it('a walk goes on across updates: the updated Tasks move to the front, the rest come once each', async () => {
+      const tarefas = await criar();
+      await guardar(
+        tarefas,
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => ({ id, segundo: i + 1 })),
+      );
+      const primeira = await tarefas.list(pedido({ pageSize: 2 }), anonimo);
+      assert.deepEqual(idsDe(primeira), ['f', 'e']);
+      // The Task the token names, already listed, and one not listed yet.
+      await guardar(tarefas, [
+        { id: 'e', segundo: 10, estado: 'TASK_STATE_FAILED' },
+        { id: 'b', segundo: 11 },
+      ]);
+      const segunda = await tarefas.list(pedido({ pageSize: 2, pageToken: primeira.nextPageToken }), anonimo);
+      assert.deepEqual(idsDe(segunda), ['d', 'c']);
+      assert.equal(segunda.totalSize, 6);
+      const terceira = await tarefas.list(pedido({ pageSize: 2, pageToken: segunda.nextPageToken }), anonimo);
+      assert.deepEqual(idsDe(terceira), ['a']);
+      assert.equal(terceira.nextPageToken, '');
+      const novaVolta = await percorrer(tarefas, anonimo, { pageSize: 2 });
+      assert.deepEqual(novaVolta.flatMap(idsDe), ['b', 'e', 'f', 'd', 'c', 'a'], 'the next walk starts with them');
+    });
+
+    it('refuses a pageToken it did not write as RequestMalformedError, through TarefasDaPonte, never as banco indisponivel', async () => {
+      const tarefas = new TarefasDaPonte(await criar());
+      await tarefas.save(tarefaEm({ id: 'a', segundo: 1 }), anonimo);
+      for (const pageToken of ['lixo', Buffer.from('sem cursor').toString('base64')]) {
+        await assert.rejects(tarefas.list(pedido({ pageToken }), anonimo), (erro) => {
+          assert.ok(erro instanceof RequestMalformedError, `${pageToken}: ${String(erro)}`);
+          return true;
+        });
+      }
+    });
+
+    it('a Task is seen by its own tenant and owner only', async () => {
+      const tarefas = await criar();
+      const [tenantA, tenantB] = [new ServerCallContext({ tenant: 'a' }), new ServerCallContext({ tenant: 'b' })];
+      const anaEmA = new ServerCallContext({ tenant: 'a', user: { isAuthenticated: true, userName: 'ana' } });
+      await guardar(tarefas, [{ id: 't1', segundo: 1 }], tenantA);
+      await guardar(tarefas, [{ id: 't2', segundo: 2 }], tenantB);
+      await guardar(tarefas, [{ id: 't3', segundo: 3 }], anaEmA);
+      await guardar(tarefas, [{ id: 'mesma', segundo: 4, estado: 'TASK_STATE_WORKING' }], tenantA);
+      await guardar(tarefas, [{ id: 'mesma', segundo: 5, estado: 'TASK_STATE_FAILED' }], tenantB);
+      assert.equal(await tarefas.load('t1', tenantB), undefined);
+      assert.equal(await tarefas.load('t1', anaEmA), undefined);
+      assert.equal(await tarefas.load('t1', anonimo), undefined);
+      assert.equal((await tarefas.load('mesma', tenantA))?.status?.state, TaskState.TASK_STATE_WORKING);
+      assert.equal((await tarefas.load('mesma', tenantB))?.status?.state, TaskState.TASK_STATE_FAILED);
+      const listados = async (contexto: ServerCallContext) => {
+        const resposta = await tarefas.list(pedido(), contexto);
+        return [idsDe(resposta), resposta.totalSize];
+      };
+      assert.deepEqual(await listados(tenantA), [['mesma', 't1'], 2]);
+      assert.deepEqual(await listados(tenantB), [['mesma', 't2'], 2]);
+      assert.deepEqual(await listados(anaEmA), [['t3'], 1]);
+      assert.deepEqual(await listados(anonimo), [[], 0]);
+    });
+  });
+}
+
+describe('encerradorDeTarefas', () => {
+  it('ends an open Task FAILED with the message, stores it, and tells its webhooks once; a finished Task is left alone', async () => {
+    const anonimo = new ServerCallContext();
+    const tarefas = new TarefasEmMemoria(10);
+    const avisadas: StreamResponse[] = [];
+    const encerrar = encerradorDeTarefas(tarefas, {
+      send: (resposta) => {
+        avisadas.push(resposta);
+        return Promise.resolve();
+      },
+    });
+    await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
+    await tarefas.save(Task.fromJSON({ id: 'pronta', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
+    await encerrar('pausada', MENSAGEM_DE_PAUSA_EXPIRADA);
+    await encerrar('pronta', MENSAGEM_DE_PAUSA_EXPIRADA);
+    const lida = await tarefas.load('pausada', anonimo);
+    assert.equal(lida?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.deepEqual(
+      avisadas.map((resposta) => {
+        const carga = resposta.payload;
+        assert.ok(carga?.$case === 'statusUpdate');
+        const [parte] = carga.value.status?.message?.parts ?? [];
+        return [carga.value.taskId, TaskState[carga.value.status?.state ?? 0], parte?.content?.$case === 'text' && parte.content.value];
+      }),
+      [['pausada', 'TASK_STATE_FAILED', MENSAGEM_DE_PAUSA_EXPIRADA]],
+    );
+    assert.equal((await tarefas.load('pronta', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 });

@@ -14,7 +14,7 @@ import { a2a, enviar, estado, mensagem, obter, pedido, reservaDe, tarefa } from 
 import { chamar, estruturado } from '../../test/apoio/mcp.js';
 import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte } from '../../test/apoio/processos.js';
 import { intermediario } from '../../test/apoio/intermediario.js';
-import { FORMATO_DO_PEDIDO } from '../src/intencao.js';
+import { MENSAGEM_FORA_DO_FORMATO } from '../src/intencao.js';
 import { mensagemDeExcesso } from '../src/limites.js';
 import { iniciarPostgres } from '../../scripts/postgres.js';
 
@@ -197,7 +197,7 @@ describe('hostile and broken input', () => {
         (linha) => linha.includes('metodo=tools/call') && linha.includes('resultado=complete'),
       ).length;
     const antes = await reservasFeitas();
-    const fora = `Pedido fora do formato. Use: ${FORMATO_DO_PEDIDO}`;
+    const fora = MENSAGEM_FORA_DO_FORMATO;
     const casos: [texto: string, esperada: string][] = [
       ['\u0000\u0007\u001b[31m'.repeat(1_000), fora],
       [`reservar ${'a'.repeat(60_000)}`, fora],

@@ -92,25 +92,48 @@ const estados = (eventos: AgentExecutionEvent[]) =>
     e.kind === 'task' ? `task:${nomeDoEstado(e.data.status)}` : e.kind === 'statusUpdate' ? nomeDoEstado(e.data.status) : e.kind,
   );
 
-it('a completed booking: task SUBMITTED, WORKING, artifact reserva, COMPLETED with a message', async () => {
+/** The parts of an event's artifact or status message, as text and data. */
+const partes = (evento: AgentExecutionEvent | undefined) => {
+  const lista =
+    evento?.kind === 'artifactUpdate'
+      ? evento.data.artifact?.parts
+      : evento?.kind === 'statusUpdate'
+        ? evento.data.status?.message?.parts
+        : undefined;
+  return (lista ?? []).map((parte): unknown => {
+    if (parte.content?.$case === 'text') return parte.content.value;
+    const valor: unknown = parte.content?.$case === 'data' ? parte.content.value : undefined;
+    return { data: valor, mediaType: parte.mediaType };
+  });
+};
+
+it('a completed Task: task SUBMITTED, WORKING, the artifact as JSON text and as data, COMPLETED with a message', async () => {
   const reserva = { reserva: 'res-0003', sala: 'sala-porao', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: '2026-11-01' };
-  const { eventos, terminou, pronto } = executar({ estado: 'concluida', mensagem: 'Reserva res-0003 confirmada na sala-porao.', reserva });
+  const { eventos, terminou, pronto } = executar({
+    estado: 'concluida',
+    mensagem: 'Reserva res-0003 confirmada na sala-porao.',
+    artefato: { nome: 'reserva', dados: reserva },
+  });
   await pronto;
   assert.deepEqual(estados(eventos), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
   const evento = eventos[2];
   assert.ok(evento?.kind === 'artifactUpdate', 'the third event is the artifact');
-  const artefato = evento.data.artifact;
-  assert.ok(artefato, 'the artifact event carries an artifact');
-  assert.equal(artefato.name, 'reserva');
-  assert.equal(artefato.parts.length, 1);
-  const [parte] = artefato.parts;
-  const lido: unknown = JSON.parse(parte?.content?.$case === 'text' ? parte.content.value : '');
-  assert.deepEqual(lido, reserva);
+  assert.equal(evento.data.artifact?.name, 'reserva');
+  // The text part first and byte for byte the JSON clients of the text contract read; the data part beside it.
+  assert.deepEqual(partes(evento), [JSON.stringify(reserva), { data: reserva, mediaType: 'application/json' }]);
+  assert.deepEqual(partes(eventos[3]), ['Reserva res-0003 confirmada na sala-porao.']);
   assert.ok(terminou());
 });
 
+it('a pause: INPUT_REQUIRED with the exact alternatives line, then the same facts as a data part', async () => {
+  const dados = { alternativas: ['sala-fusca', 'sala-mirante'], pergunta: { type: 'object' } };
+  const { eventos, pronto } = executar({ estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante', dados });
+  await pronto;
+  assert.deepEqual(estados(eventos), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
+  assert.deepEqual(partes(eventos.at(-1)), ['alternativas: sala-fusca, sala-mirante', { data: dados, mediaType: 'application/json' }]);
+});
+
 for (const [estado, esperado] of [
-  ['pausada', 'TASK_STATE_INPUT_REQUIRED'],
   ['cancelada', 'TASK_STATE_CANCELED'],
   ['falhou', 'TASK_STATE_FAILED'],
 ] as const) {
@@ -122,12 +145,33 @@ for (const [estado, esperado] of [
     assert.ok(ultimo?.kind === 'statusUpdate', 'the last event is a status update');
     const mensagem = ultimo.data.status?.message;
     assert.ok(mensagem, 'the final status carries a message');
-    const [parte] = mensagem.parts;
-    assert.equal(parte?.content?.$case === 'text' && parte.content.value, 'texto exato');
+    assert.deepEqual(partes(ultimo), ['texto exato']);
     assert.equal(mensagem.taskId, 'task-1');
     assert.equal(mensagem.contextId, 'ctx-1');
   });
 }
+
+it('hands the bridge the text parts joined and the first data part', async () => {
+  const entradas: unknown[] = [];
+  const ponte = ponteCom({
+    atender: (_t, entrada) => {
+      entradas.push(entrada);
+      return Promise.resolve({ estado: 'falhou', mensagem: 'x' });
+    },
+  });
+  const pedido = SendMessageRequest.fromJSON({
+    message: {
+      messageId: 'm1',
+      role: 'ROLE_USER',
+      parts: [{ text: 'a' }, { data: { skill: 'listar-salas' } }, { text: 'b' }, { data: 2 }],
+    },
+  });
+  await new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(
+    new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
+    new DefaultExecutionEventBus(),
+  );
+  assert.deepEqual(entradas, [{ texto: 'a b', dados: { skill: 'listar-salas' } }]);
+});
 
 it('uses the trace-id of the traceparent header, or starts its own trace', async () => {
   const com = executar({ estado: 'falhou', mensagem: 'x' }, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
@@ -171,7 +215,9 @@ it('a new Task holds its turn until its outcome is stored, so a cancel or an ans
     gravado: (_taskId: string, estado: TaskState) =>
       estado === TaskState.TASK_STATE_INPUT_REQUIRED ? new Promise<void>((resolver) => (gravar = resolver)) : Promise.resolve(),
   };
-  const ponte = ponteCom({ atender: () => Promise.resolve({ estado: 'pausada', mensagem: 'alternativas: a' }) });
+  const ponte = ponteCom({
+    atender: () => Promise.resolve({ estado: 'pausada', mensagem: 'alternativas: a', dados: { alternativas: ['a'] } }),
+  });
   const bus = new DefaultExecutionEventBus();
   const { promessa: final, resolver: publicouFinal } = adiado();
   bus.on(
@@ -200,7 +246,7 @@ it('asks nothing of MCP before the new Task is on record: a Task that cannot be 
     atender: () => {
       atendeu = true;
       const reserva = { reserva: 'res-0001', sala: 'sala-porao', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: '2026-11-01' };
-      return Promise.resolve({ estado: 'concluida', mensagem: 'x', reserva });
+      return Promise.resolve({ estado: 'concluida', mensagem: 'x', artefato: { nome: 'reserva', dados: reserva } });
     },
   });
   const tarefas = { gravado: () => Promise.reject(new Error('banco fora')) };

@@ -1,23 +1,46 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lerEscolha, lerPedido } from '../src/intencao.js';
+import {
+  FORMATOS,
+  lerEscolha,
+  lerPedido,
+  MENSAGEM_ESCOLHA_FORA_DO_FORMATO,
+  MENSAGEM_FORA_DO_FORMATO,
+  type Entrada,
+} from '../src/intencao.js';
 import { lerTraceparent, novoTrace, traceparentFilho } from '../src/trace.js';
 
-describe('lerPedido', () => {
-  it('reads the fixed format; responsavel takes the rest of the line', () => {
+const texto = (valor: string): Entrada => ({ texto: valor });
+const dados = (valor: unknown): Entrada => ({ texto: '', dados: valor });
+
+describe('lerPedido, text', () => {
+  it('reads the booking format; responsavel takes the rest of the line', () => {
     assert.deepEqual(
-      lerPedido('reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty McFly'),
+      lerPedido(texto('reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty McFly')),
       {
-        sala: 'sala-garagem',
-        inicio: '2026-11-03T14:00:00-03:00',
-        fim: '2026-11-03T15:00:00-03:00',
-        responsavel: 'Marty McFly',
+        skill: 'reservar-sala',
+        reserva: {
+          sala: 'sala-garagem',
+          inicio: '2026-11-03T14:00:00-03:00',
+          fim: '2026-11-03T15:00:00-03:00',
+          responsavel: 'Marty McFly',
+        },
       },
     );
-    assert.equal(lerPedido('  reservar sala=a inicio=b fim=c responsavel=Doc  ')?.responsavel, 'Doc');
+    assert.deepEqual(lerPedido(texto('  reservar sala=a inicio=b fim=c responsavel=Doc  ')), {
+      skill: 'reservar-sala',
+      reserva: { sala: 'a', inicio: 'b', fim: 'c', responsavel: 'Doc' },
+    });
   });
-  it('refuses anything else', () => {
-    for (const texto of [
+  it('reads the two queries', () => {
+    assert.deepEqual(lerPedido(texto(' listar salas ')), { skill: 'listar-salas' });
+    assert.deepEqual(lerPedido(texto('consultar sala=sala-fusca inicio=a fim=b')), {
+      skill: 'consultar-disponibilidade',
+      consulta: { sala: 'sala-fusca', inicio: 'a', fim: 'b' },
+    });
+  });
+  it('refuses anything else with a message that shows every accepted format', () => {
+    for (const valor of [
       '',
       'oi',
       'reservar',
@@ -26,20 +49,65 @@ describe('lerPedido', () => {
       'reservar sala=a fim=c inicio=b responsavel=x',
       'RESERVAR sala=a inicio=b fim=c responsavel=x',
       'reservar sala=a inicio=b fim=c responsavel=x\ny',
+      'listar',
+      'listar salas agora',
+      'consultar sala=a inicio=b',
+      'consultar sala=a inicio=b fim=c responsavel=x',
+      'escolha=sala-fusca',
     ]) {
-      assert.equal(lerPedido(texto), undefined, JSON.stringify(texto));
+      assert.deepEqual(lerPedido(texto(valor)), { erro: MENSAGEM_FORA_DO_FORMATO }, JSON.stringify(valor));
     }
+    for (const formato of Object.values(FORMATOS)) assert.ok(MENSAGEM_FORA_DO_FORMATO.includes(formato), formato);
+  });
+});
+
+describe('lerPedido, data part', () => {
+  it('reads the same three requests as objects; a booking may leave out its skill', () => {
+    const reserva = { sala: 'sala-garagem', inicio: 'a', fim: 'b', responsavel: 'Marty McFly' };
+    assert.deepEqual(lerPedido(dados(reserva)), { skill: 'reservar-sala', reserva });
+    assert.deepEqual(lerPedido(dados({ skill: 'reservar-sala', ...reserva })), { skill: 'reservar-sala', reserva });
+    assert.deepEqual(lerPedido(dados({ skill: 'listar-salas' })), { skill: 'listar-salas' });
+    assert.deepEqual(lerPedido(dados({ skill: 'consultar-disponibilidade', sala: 's', inicio: 'a', fim: 'b' })), {
+      skill: 'consultar-disponibilidade',
+      consulta: { sala: 's', inicio: 'a', fim: 'b' },
+    });
+  });
+  it('wins over the text of the same message', () => {
+    assert.deepEqual(lerPedido({ texto: 'oi', dados: { skill: 'listar-salas' } }), { skill: 'listar-salas' });
+  });
+  it('names every missing, bad or unknown field', () => {
+    const casos: [unknown, string][] = [
+      [
+        { sala: 'a', fim: 'b', responsável: 'x' },
+        'Pedido em dados: falta o campo "inicio"; falta o campo "responsavel"; campo desconhecido "responsável".',
+      ],
+      [{ sala: 'a', inicio: 'b', fim: 'c', responsavel: '  ' }, 'Pedido em dados: o campo "responsavel" deve ser texto nao vazio.'],
+      [{ sala: 7, inicio: 'b', fim: 'c', responsavel: 'x' }, 'Pedido em dados: o campo "sala" deve ser texto nao vazio.'],
+      [{ skill: 'consultar-disponibilidade', sala: 'a' }, 'Pedido em dados: falta o campo "inicio"; falta o campo "fim".'],
+      [{ skill: 'listar-salas', sala: 'a' }, 'Pedido em dados: campo desconhecido "sala".'],
+      [{ skill: 'voar' }, 'Pedido em dados: skill desconhecida "voar". Use reservar-sala, listar-salas, consultar-disponibilidade.'],
+      [{ skill: 3 }, 'Pedido em dados: skill desconhecida 3. Use reservar-sala, listar-salas, consultar-disponibilidade.'],
+      [{ escolha: 'sala-fusca' }, 'Pedido em dados: "escolha" so responde a uma Task pausada; envie-a com o taskId dessa Task.'],
+      [[1, 2], 'Pedido em dados: esperado um objeto JSON.'],
+      ['reservar', 'Pedido em dados: esperado um objeto JSON.'],
+      [null, 'Pedido em dados: esperado um objeto JSON.'],
+    ];
+    for (const [valor, erro] of casos) assert.deepEqual(lerPedido(dados(valor)), { erro }, JSON.stringify(valor));
   });
 });
 
 describe('lerEscolha', () => {
-  it('reads a room or recusar', () => {
-    assert.deepEqual(lerEscolha('escolha=sala-fusca'), { sala: 'sala-fusca' });
-    assert.deepEqual(lerEscolha(' escolha=recusar '), { recusar: true });
+  it('reads a room or recusar, as text or data', () => {
+    assert.deepEqual(lerEscolha(texto('escolha=sala-fusca')), { sala: 'sala-fusca' });
+    assert.deepEqual(lerEscolha(texto(' escolha=recusar ')), { recusar: true });
+    assert.deepEqual(lerEscolha(dados({ escolha: 'sala-fusca' })), { sala: 'sala-fusca' });
+    assert.deepEqual(lerEscolha(dados({ escolha: 'recusar' })), { recusar: true });
   });
-  it('refuses anything else', () => {
-    for (const texto of ['', 'sala-fusca', 'escolha=', 'escolha=a b', 'escolher=sala-fusca'])
-      assert.equal(lerEscolha(texto), undefined, texto);
+  it('refuses anything else, saying why', () => {
+    for (const valor of ['', 'sala-fusca', 'escolha=', 'escolha=a b', 'escolher=sala-fusca'])
+      assert.deepEqual(lerEscolha(texto(valor)), { erro: MENSAGEM_ESCOLHA_FORA_DO_FORMATO }, valor);
+    assert.deepEqual(lerEscolha(dados({ escolha: 3 })), { erro: 'Resposta em dados: o campo "escolha" deve ser texto nao vazio.' });
+    assert.deepEqual(lerEscolha(dados({ sala: 'x' })), { erro: 'Resposta em dados: falta o campo "escolha"; campo desconhecido "sala".' });
   });
 });
 
@@ -78,21 +146,26 @@ describe('parsers never throw', () => {
   it('on arbitrary text, and a parsed request always round-trips', async () => {
     const { default: fc } = await import('fast-check');
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (texto) => {
-        lerPedido(texto);
-        lerEscolha(texto);
-        lerTraceparent(texto);
+      fc.property(fc.string({ unit: 'binary' }), (valor) => {
+        lerPedido(texto(valor));
+        lerEscolha(texto(valor));
+        lerTraceparent(valor);
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (valor) => {
+        lerPedido(dados(valor));
+        lerEscolha(dados(valor));
       }),
       { numRuns: 3000 },
     );
     const semEspaco = fc.stringMatching(/^[^\s]{1,20}$/);
     fc.assert(
       fc.property(semEspaco, semEspaco, semEspaco, fc.stringMatching(/^\S[^\r\n]{0,30}\S$/), (sala, inicio, fim, responsavel) => {
-        assert.deepEqual(lerPedido(`reservar sala=${sala} inicio=${inicio} fim=${fim} responsavel=${responsavel}`), {
-          sala,
-          inicio,
-          fim,
-          responsavel,
+        assert.deepEqual(lerPedido(texto(`reservar sala=${sala} inicio=${inicio} fim=${fim} responsavel=${responsavel}`)), {
+          skill: 'reservar-sala',
+          reserva: { sala, inicio, fim, responsavel },
         });
       }),
       { numRuns: 1000 },

@@ -36,11 +36,23 @@ const idDe = (linha: string) => {
 /** The Agent Card as far as these tests read it; what the assertions compare stays unknown, so they decide. */
 const CartaoNoFio = z.looseObject({
   name: z.unknown(),
-  supportedInterfaces: z.unknown(),
+  supportedInterfaces: z.array(z.unknown()),
   capabilities: z.unknown(),
   defaultInputModes: z.unknown(),
   skills: z.array(z.looseObject({ id: z.unknown(), description: z.unknown(), examples: z.array(z.string()).optional() })),
 });
+/** What the evaluator compares with the course's example card (exemplos/wire/07-a2a-agent-card.json), copied from it. */
+const DO_EXEMPLO = {
+  interfaceJsonRpc: { protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  reservarSala: {
+    id: 'reservar-sala',
+    name: 'Reservar sala',
+    tags: ['salas', 'agenda'],
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+    primeiroExemplo: 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty',
+  },
+};
 
 /** The JSON object in the first text part of a Task's first artifact, as written: no key dropped, none reordered. */
 function jsonDoArtefato(resposta: RespostaA2A): object {
@@ -63,23 +75,27 @@ describe('agente + servidor-mcp', () => {
   };
 
   describe('Agent Card', () => {
-    it('is a v1.0 card with the JSON-RPC interface, version 1.0 and the reservar-sala skill', async () => {
+    it('keeps what the evaluator compares with exemplos/wire/07; adds REST, streaming, push and two skills', async () => {
       const resposta = await fetch(new URL('/.well-known/agent-card.json', processos.agente.url));
       assert.equal(resposta.status, 200);
       assert.equal(resposta.headers.get('access-control-allow-origin'), '*');
       const card = CartaoNoFio.parse(await resposta.json());
+      const [jsonRpc, rest, ...outras] = card.supportedInterfaces;
+      assert.deepEqual(jsonRpc, { url: `${processos.agente.url}/a2a`, ...DO_EXEMPLO.interfaceJsonRpc }, 'first, as in the example');
+      assert.deepEqual(rest, { url: `${processos.agente.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      assert.deepEqual(outras, []);
       assert.equal(card.name, 'Central de Salas');
-      assert.deepEqual(card.supportedInterfaces, [
-        { url: `${processos.agente.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      ]);
-      assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
-      assert.deepEqual(card.defaultInputModes, ['text/plain']);
-      const skill = card.skills.find((s) => s.id === 'reservar-sala');
-      assert.ok(skill, 'the reservar-sala skill');
-      assert.ok(skill.description);
-      const [exemplo] = skill.examples ?? [];
-      assert.ok(exemplo !== undefined, 'the skill has an example');
-      assert.match(exemplo, /^reservar sala=\S+ inicio=\S+ fim=\S+ responsavel=.+$/);
+      assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
+      assert.deepEqual(card.defaultInputModes, ['text/plain', 'application/json']);
+      const { primeiroExemplo, ...campos } = DO_EXEMPLO.reservarSala;
+      const reservar = card.skills.find((s) => s.id === 'reservar-sala');
+      assert.ok(reservar, 'the reservar-sala skill');
+      assert.deepEqual(Object.fromEntries(Object.keys(campos).map((campo) => [campo, reservar[campo]])), campos);
+      assert.equal(reservar.examples?.[0], primeiroExemplo);
+      assert.deepEqual(
+        card.skills.map((s) => s.id),
+        ['reservar-sala', 'listar-salas', 'consultar-disponibilidade'],
+      );
     });
   });
 
@@ -91,9 +107,10 @@ describe('agente + servidor-mcp', () => {
       const task = tarefa(resposta);
       assert.ok(task.id && task.contextId && task.id !== task.contextId);
       assert.equal(artefato(resposta).name, 'reserva');
-      assert.equal(artefato(resposta).parts.length, 1);
       // The raw JSON, not reservaDe's parse: a schema would drop extra keys and set its own key order.
       const escrita = jsonDoArtefato(resposta);
+      // The text part first, as the course's clients read it; the same object beside it as data.
+      assert.deepEqual(artefato(resposta).parts.slice(1), [{ data: escrita, mediaType: 'application/json' }]);
       assert.deepEqual(Object.keys(escrita), ['reserva', 'sala', 'inicio', 'fim', 'responsavel', 'politica']);
       assert.deepEqual(
         { ...escrita, reserva: undefined },
@@ -164,6 +181,12 @@ describe('agente + servidor-mcp', () => {
     it('a taken room pauses with exactly "alternativas: <ids>" in enum order', async () => {
       const pausa = await pausar(dia(3));
       assert.equal(mensagem(pausa), 'alternativas: sala-fusca, sala-mirante');
+      const [linha, ...resto] = tarefa(pausa).status.message?.parts ?? [];
+      assert.deepEqual(linha, { text: 'alternativas: sala-fusca, sala-mirante' }, 'the text part first, and alone in it');
+      assert.deepEqual(
+        resto.map((parte) => Object.keys(parte.data ?? {})),
+        [['alternativas', 'pergunta']],
+      );
       assert.equal(estado(await obter(processos.agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
     });
 

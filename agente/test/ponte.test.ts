@@ -7,9 +7,14 @@ import { ExclusaoLocal } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas } from '../src/limites.js';
 import { PausasEmMemoria } from '../src/pausas.js';
 import { MENSAGEM_SEM_PAUSA, Ponte } from '../src/ponte.js';
+import { MENSAGEM_ESCOLHA_FORA_DO_FORMATO } from '../src/intencao.js';
+import { objeto } from 'compartilhado/log';
 import { novoTrace } from '../src/trace.js';
+import type { Entrada } from '../src/intencao.js';
 
-const PEDIDO = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty';
+const PEDIDO: Entrada = {
+  texto: 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty',
+};
 const POLITICA = 'versao: 2026-11-01\n\n- regras\n';
 
 /** An input_required as the MCP SDK types it: a choice of `sala` among `alternativas`. */
@@ -81,7 +86,8 @@ class McpFalso implements Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar'
 
 /** Step 5 as the executor runs it, counting how often the Task was set working. */
 let tomadas = 0;
-const responder = (ponte: Ponte, taskId: string, texto: string) => ponte.retomar(taskId, texto, undefined, () => void (tomadas += 1));
+const responder = (ponte: Ponte, taskId: string, resposta: string | Entrada) =>
+  ponte.retomar(taskId, typeof resposta === 'string' ? { texto: resposta } : resposta, undefined, () => void (tomadas += 1));
 
 const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
   const mcp = new McpFalso(respostas, ferramentas);
@@ -92,7 +98,7 @@ const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: stri
 describe('Ponte', () => {
   it('a request outside the format fails with the format, without calling MCP', async () => {
     const { mcp, ponte } = montar([]);
-    const desfecho = await ponte.atender('t', 'quero uma sala', novoTrace());
+    const desfecho = await ponte.atender('t', { texto: 'quero uma sala' }, novoTrace());
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>/);
     assert.equal(mcp.chamadas.length + mcp.ferramentasListadas, 0);
@@ -114,7 +120,8 @@ describe('Ponte', () => {
     const { ponte } = montar([reservada('sala-garagem')]);
     const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
     assert.equal(desfecho.estado, 'concluida');
-    assert.deepEqual(desfecho.reserva, {
+    assert.equal(desfecho.artefato.nome, 'reserva');
+    assert.deepEqual(desfecho.artefato.dados, {
       reserva: 'res-0009',
       sala: 'sala-garagem',
       inicio: 'i',
@@ -140,7 +147,16 @@ describe('Ponte', () => {
       ],
     ] as const) {
       const { ponte } = montar([resultado]);
-      assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace()), { estado: 'pausada', mensagem: linha });
+      const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+      assert.ok(desfecho.estado === 'pausada', desfecho.mensagem);
+      assert.equal(desfecho.mensagem, linha);
+      assert.deepEqual(desfecho.dados.alternativas, linha.replace('alternativas: ', '').split(', '));
+      // The question as the server wrote it, for clients that render it themselves; never the requestState.
+      assert.deepEqual(
+        desfecho.dados.pergunta,
+        objeto(objeto(objeto(objeto(resultado.inputRequests)?.chave_do_servidor)?.params)?.requestedSchema),
+      );
+      assert.ok(!JSON.stringify(desfecho).includes('estado-opaco'));
     }
   });
 
@@ -158,6 +174,15 @@ describe('Ponte', () => {
       requestState: 'estado-opaco',
     });
     assert.equal(retry.traceparent.split('-')[1], trace.traceId, 'a continuation without traceparent keeps the Task trace');
+  });
+
+  it('an answer in a data part is relayed like its text', async () => {
+    const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
+    await ponte.atender('t', PEDIDO, novoTrace());
+    assert.equal((await responder(ponte, 't', { texto: '', dados: { escolha: 'sala-mirante' } })).estado, 'concluida');
+    assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, {
+      chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } },
+    });
   });
 
   it('recusar declines and cancels', async () => {
@@ -188,8 +213,18 @@ describe('Ponte', () => {
     const antes = await pausas.tomar('t');
     assert.ok(antes, 'the Task is paused');
     await pausas.devolver('t', antes.pausa);
-    for (const texto of ['escolha=sala-aquario', 'sim', '']) {
-      assert.deepEqual(await responder(ponte, 't', texto), { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante' });
+    const casos: [string | Entrada, string][] = [
+      ['escolha=sala-aquario', '"sala-aquario" nao esta entre as alternativas.'],
+      ['sim', MENSAGEM_ESCOLHA_FORA_DO_FORMATO],
+      ['', MENSAGEM_ESCOLHA_FORA_DO_FORMATO],
+      [{ texto: '', dados: { escolha: 'sala-aquario' } }, '"sala-aquario" nao esta entre as alternativas.'],
+      [{ texto: '', dados: { sala: 'sala-fusca' } }, 'Resposta em dados: falta o campo "escolha"; campo desconhecido "sala".'],
+    ];
+    for (const [resposta, erro] of casos) {
+      const desfecho = await responder(ponte, 't', resposta);
+      assert.ok(desfecho.estado === 'pausada', desfecho.mensagem);
+      assert.equal(desfecho.mensagem, 'alternativas: sala-fusca, sala-mirante');
+      assert.equal(desfecho.dados.erro, erro);
     }
     assert.equal(mcp.chamadas.length, 1);
     assert.deepEqual(await pausas.tomar('t'), antes);
@@ -198,7 +233,8 @@ describe('Ponte', () => {
   it('a retry answered with input_required pauses again with the new list and state', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), pausa(['sala-mirante'], 'estado-2'), reservada('sala-mirante')]);
     await ponte.atender('t', PEDIDO, novoTrace());
-    assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'pausada', mensagem: 'alternativas: sala-mirante' });
+    const outra = await responder(ponte, 't', 'escolha=sala-fusca');
+    assert.deepEqual([outra.estado, outra.mensagem], ['pausada', 'alternativas: sala-mirante']);
     await responder(ponte, 't', 'escolha=sala-mirante');
     assert.equal(mcp.chamadas[2]?.continuacao?.requestState, 'estado-2');
   });
@@ -245,6 +281,67 @@ describe('Ponte', () => {
   it('an elicitation it cannot relay fails instead of guessing', async () => {
     const { ponte } = montar([perguntaDoFio({ type: 'string' })]);
     assert.equal((await ponte.atender('t', PEDIDO, novoTrace())).estado, 'falhou');
+  });
+});
+
+describe('Ponte, read-only skills', () => {
+  const livre = { sala: 'sala-fusca', livre: true, conflitos: [] };
+  const ocupada = { sala: 'sala-fusca', livre: false, conflitos: [{ id: 'res-0001', inicio: 'a', fim: 'b', responsavel: 'Doc' }] };
+  const TODAS = ['listar_salas', 'consultar_disponibilidade', 'reservar_sala'];
+  const consulta: Entrada = { texto: 'consultar sala=sala-fusca inicio=a fim=b' };
+
+  it('listar salas: one call without arguments, COMPLETED with the artifact salas exactly as the tool wrote it', async () => {
+    // Keys out of the contract's order: the artifact keeps the server's JSON as it came.
+    const escrito = { salas: [{ recursos: ['tv'], capacidade: 12, nome: 'Fusca', id: 'sala-fusca' }] };
+    const { mcp, ponte } = montar([{ content: [], structuredContent: escrito }], TODAS);
+    const desfecho = await ponte.atender('t', { texto: 'listar salas' }, novoTrace());
+    assert.deepEqual(desfecho, { estado: 'concluida', mensagem: '1 salas: sala-fusca.', artefato: { nome: 'salas', dados: escrito } });
+    assert.ok(desfecho.estado === 'concluida');
+    assert.equal(JSON.stringify(desfecho.artefato.dados), JSON.stringify(escrito));
+    assert.deepEqual(
+      mcp.chamadas.map((c) => [c.name, c.args]),
+      [['listar_salas', {}]],
+    );
+  });
+
+  it('consultar: the three fields as arguments, COMPLETED with the artifact disponibilidade, free or taken', async () => {
+    for (const [resultado, mensagem] of [
+      [livre, 'sala-fusca livre de a a b.'],
+      [ocupada, 'sala-fusca ocupada de a a b: res-0001.'],
+    ] as const) {
+      const { mcp, ponte } = montar([{ content: [], structuredContent: resultado }], TODAS);
+      assert.deepEqual(await ponte.atender('t', consulta, novoTrace()), {
+        estado: 'concluida',
+        mensagem,
+        artefato: { nome: 'disponibilidade', dados: resultado },
+      });
+      assert.deepEqual(mcp.chamadas[0]?.args, { sala: 'sala-fusca', inicio: 'a', fim: 'b' });
+    }
+  });
+
+  it("a tool error fails with the tool's exact text; a result outside the contract, or a question, fails clearly", async () => {
+    const erro = { content: [{ type: 'text' as const, text: 'Sala inexistente: sala-x' }], isError: true };
+    assert.deepEqual(await montar([erro], TODAS).ponte.atender('t', consulta, novoTrace()), {
+      estado: 'falhou',
+      mensagem: 'Sala inexistente: sala-x',
+    });
+    const fora = await montar([{ content: [], structuredContent: { salas: 'nenhuma' } }], TODAS).ponte.atender(
+      't',
+      { texto: 'listar salas' },
+      novoTrace(),
+    );
+    assert.match(fora.mensagem, /^O servidor MCP respondeu listar_salas fora do contrato/);
+    const pergunta = await montar([pausa(['a'])], TODAS).ponte.atender('t', { texto: 'listar salas' }, novoTrace());
+    assert.deepEqual(pergunta, { estado: 'falhou', mensagem: 'O servidor MCP fez uma pergunta que este agente nao sabe repassar.' });
+  });
+
+  it('a tool the server does not offer fails without calling it', async () => {
+    const { mcp, ponte } = montar([], ['reservar_sala']);
+    assert.deepEqual(await ponte.atender('t', { texto: '', dados: { skill: 'listar-salas' } }, novoTrace()), {
+      estado: 'falhou',
+      mensagem: 'O servidor MCP nao oferece a ferramenta listar_salas.',
+    });
+    assert.equal(mcp.chamadas.length, 0);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The lifecycle both processes share: start or exit 1 with one readable
  * line, listen, and on SIGTERM/SIGINT stop accepting, let in-flight
- * requests finish, and exit 0.
+ * requests (and whatever else the process says it has in flight) finish,
+ * and exit 0.
  */
 import type { Server } from 'node:http';
 import { ConfiguracaoInvalida } from './ambiente.js';
@@ -28,12 +29,18 @@ export function urlLocal(host: string, porta: number, caminho = ''): URL {
   return new URL(`http://${nome}:${porta}${caminho}`);
 }
 
-export function executarProcesso(nome: string, iniciar: () => Promise<Server>): void {
+export interface Iniciado {
+  readonly servidor: Server;
+  /** Work that outlives the requests (deliveries in flight), awaited after them, within the same deadline. */
+  readonly aoEncerrar?: () => Promise<void>;
+}
+
+export function executarProcesso(nome: string, iniciar: () => Promise<Iniciado>): void {
   iniciar().then(
-    (servidor) => {
+    ({ servidor, aoEncerrar = () => Promise.resolve() }) => {
       const parar = (sinal: string) => {
         log(`${nome}: ${sinal}, encerrando`);
-        servidor.close(() => process.exit(0));
+        servidor.close(() => void aoEncerrar().finally(() => process.exit(0)));
         servidor.closeIdleConnections();
         setTimeout(() => process.exit(0), PRAZO_PARA_ENCERRAR_MS).unref();
       };

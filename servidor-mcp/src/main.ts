@@ -25,5 +25,5 @@ executarProcesso('servidor-mcp', async () => {
   log(
     `servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde})`,
   );
-  return servidor;
+  return { servidor };
 });

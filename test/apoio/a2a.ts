@@ -48,9 +48,9 @@ export const tarefa = (resposta: RespostaA2A): TarefaNoFio => tarefaDo(resposta.
 
 export const estado = (resposta: RespostaA2A): string => tarefa(resposta).status.state;
 
-/** The text of the Task's status message. */
+/** The text parts of the Task's status message, joined (its data part, if any, aside). */
 export const mensagem = (resposta: RespostaA2A): string =>
-  (tarefa(resposta).status.message?.parts ?? []).map((parte) => parte.text ?? '').join(' ');
+  (tarefa(resposta).status.message?.parts ?? []).flatMap((parte) => (parte.text === undefined ? [] : [parte.text])).join(' ');
 
 /** The Task's first artifact; a Task without one fails here. */
 export function artefato(resposta: RespostaA2A): z.infer<typeof Artefato> {

@@ -17,6 +17,8 @@ export interface Intermediario {
   reter(): () => void;
   /** Resolves once `n` tools/call requests have arrived since the start. */
   chamadasRecebidas(n: number): Promise<void>;
+  /** How many tools/call requests have arrived so far. */
+  readonly chamadas: number;
   fechar(): Promise<void>;
 }
 
@@ -58,6 +60,9 @@ export async function intermediario(destino: string | undefined): Promise<Interm
       let soltar!: () => void;
       retencao = new Promise<void>((resolver) => (soltar = resolver));
       return soltar;
+    },
+    get chamadas() {
+      return chamadas;
     },
     chamadasRecebidas: (n) =>
       new Promise<void>((resolver) => {

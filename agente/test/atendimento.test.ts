@@ -1,0 +1,141 @@
+/**
+ * What Atendimento adds to the SDK's request handler, against a scripted
+ * executor: a stream runs to its end without its reader, a webhook or a
+ * name past the limits is refused before anything starts, and a paused
+ * Task canceled by the SDK is told to its webhooks.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  AgentCard,
+  ListTasksRequest,
+  SendMessageRequest,
+  Task,
+  TaskState,
+  TaskPushNotificationConfig,
+  type StreamResponse,
+} from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { ServerCallContext, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
+import { Atendimento } from '../src/atendimento.js';
+import { agentCard } from '../src/card.js';
+import { Eventos } from '../src/eventos.js';
+import { ExclusaoLocal } from '../src/exclusao.js';
+import { WebhooksEmMemoria } from '../src/webhooks.js';
+
+/** Publishes the new Task and WORKING, then waits for `liberar` before it completes. */
+class ExecutorRoteirizado implements AgentExecutor {
+  private soltar = (): void => undefined;
+  private readonly liberado = new Promise<void>((resolver) => (this.soltar = resolver));
+
+  liberar(): void {
+    this.soltar();
+  }
+
+  async execute(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const eventos = new Eventos(contexto.taskId, contexto.contextId);
+    bus.publish(eventos.tarefaNova(contexto.userMessage));
+    bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
+    await this.liberado;
+    bus.publish(eventos.estado(TaskState.TASK_STATE_COMPLETED, 'pronto'));
+    bus.finished();
+  }
+
+  cancelTask(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function montar() {
+  const tarefas = new TarefasDaPonte(new TarefasEmMemoria(100));
+  const executor = new ExecutorRoteirizado();
+  const avisados: StreamResponse[] = [];
+  const configs = new WebhooksEmMemoria();
+  const atendimento = new Atendimento(
+    AgentCard.fromJSON(agentCard(new URL('http://agente.test/'))),
+    tarefas,
+    executor,
+    new ExclusaoLocal(),
+    { apagar: () => Promise.resolve() },
+    {
+      configs,
+      avisos: {
+        send: (resposta) => {
+          avisados.push(resposta);
+          return Promise.resolve();
+        },
+      },
+      hosts: new Set(['127.0.0.1']),
+    },
+  );
+  return { tarefas, executor, avisados, configs, atendimento };
+}
+
+const contexto = () => new ServerCallContext({ requestedVersion: '1.0' });
+const pedido = (campos: object = {}) =>
+  SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'listar salas' }] }, ...campos });
+
+describe('Atendimento', () => {
+  it('a stream whose reader gives up after the first event still runs to the end: the outcome is stored', async () => {
+    const { tarefas, executor, atendimento } = montar();
+    const fluxo = atendimento.sendMessageStream(pedido(), contexto());
+    const primeiro = await fluxo.next();
+    assert.ok(!primeiro.done && primeiro.value.payload?.$case === 'task');
+    const taskId = primeiro.value.payload.value.id;
+    // What a transport does when its client leaves: it stops reading.
+    await fluxo.return(undefined);
+    const gravado = tarefas.gravado(taskId, TaskState.TASK_STATE_COMPLETED);
+    executor.liberar();
+    await gravado;
+    assert.equal((await tarefas.load(taskId, contexto()))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('refuses, before anything runs, a webhook on a host not allowed and names too long for the database', async () => {
+    const { atendimento, tarefas } = montar();
+    const webhook = (url: string, id = '') => ({ configuration: { taskPushNotificationConfig: { url, id } } });
+    const casos: [SendMessageRequest, ServerCallContext, RegExp][] = [
+      [pedido(webhook('http://10.0.0.1/x')), contexto(), /^Webhook recusado: o host "10\.0\.0\.1" nao esta em AGENTE_PUSH_HOSTS/],
+      [pedido(webhook('http://127.0.0.1/x', 'i'.repeat(37))), contexto(), /^O id do webhook tem mais de 36 caracteres\.$/],
+      [
+        SendMessageRequest.fromJSON({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], contextId: 'c'.repeat(37) } }),
+        contexto(),
+        /^contextId com mais de 36 caracteres\.$/,
+      ],
+      [pedido(), new ServerCallContext({ tenant: 't'.repeat(256) }), /^tenant com mais de 255 caracteres\.$/],
+    ];
+    for (const [params, ctx, mensagem] of casos) {
+      await assert.rejects(
+        atendimento.sendMessage(params, ctx),
+        (erro: Error) => erro instanceof RequestMalformedError && mensagem.test(erro.message),
+      );
+      assert.throws(
+        () => atendimento.sendMessageStream(params, ctx),
+        (erro: Error) => erro instanceof RequestMalformedError && mensagem.test(erro.message),
+      );
+    }
+    assert.equal((await tarefas.list(ListTasksRequest.fromJSON({ pageSize: 10 }), contexto())).totalSize, 0, 'no Task was opened');
+  });
+
+  it('a Task takes at most 10 webhooks; replacing one of them is still allowed', async () => {
+    const { atendimento, tarefas } = montar();
+    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
+    const config = (id: string) => TaskPushNotificationConfig.fromJSON({ taskId: 't', id, url: 'http://127.0.0.1/hook' });
+    for (let i = 0; i < 10; i++) await atendimento.createTaskPushNotificationConfig(config(`w${String(i)}`), contexto());
+    await atendimento.createTaskPushNotificationConfig(config('w3'), contexto());
+    await assert.rejects(atendimento.createTaskPushNotificationConfig(config('w10'), contexto()), /ja tem 10 webhooks/);
+  });
+
+  it('a paused Task canceled is told to its webhooks once, and a second cancel tells nothing', async () => {
+    const { atendimento, tarefas, avisados } = montar();
+    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
+    await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
+    await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
+    assert.deepEqual(
+      avisados.map((aviso) =>
+        aviso.payload?.$case === 'statusUpdate' ? [aviso.payload.value.taskId, TaskState[aviso.payload.value.status?.state ?? 0]] : [],
+      ),
+      [['t', 'TASK_STATE_CANCELED']],
+    );
+  });
+});
