@@ -131,6 +131,20 @@ describe('A2A flows', () => {
         [rest('/tasks?pageToken=nada'), 400, 'INVALID_ARGUMENT', /^pageToken invalido/],
         [rest('/tarefas'), 404, 'NOT_FOUND', /^Rota HTTP\+JSON desconhecida: GET \/rest\/tarefas$/],
         [rest('/tasks', { headers: { 'A2A-Version': '0.3' } }), 400, 'FAILED_PRECONDITION', /version '0\.3' is not supported/],
+        [rest('/tasks/%E0%A4%A'), 400, 'INVALID_ARGUMENT', /^Invalid Request: Failed to decode param/],
+        [rest('/tasks/a%00b'), 400, 'INVALID_ARGUMENT', /^Invalid params: a URL traz o caractere NUL \(%00\), que nao e aceito$/],
+        [
+          postar('/message:send', '{"message":{"messageId":"m","role":"ROLE_USER","parts":[null]}}'),
+          400,
+          'INVALID_ARGUMENT',
+          /^Invalid params: cada item de message\.parts deve ser um objeto \(text, data, url ou raw\)$/,
+        ],
+        [
+          postar('/message:send', `{"message":${'['.repeat(100)}${']'.repeat(100)}}`),
+          400,
+          'INVALID_ARGUMENT',
+          /^Invalid params: JSON aninhado alem de 64 niveis$/,
+        ],
         [
           postar('/message:send', JSON.stringify(SendMessageRequest.toJSON(texto('listar salas', { contextId: 'c'.repeat(37) })))),
           400,
@@ -181,7 +195,7 @@ describe('A2A flows', () => {
           ),
         );
         assert.equal(nomeDoEstado(recusa), 'TASK_STATE_COMPLETED');
-        const destino = `http://127\\.0\\.0\\.1:${String(portaFechada)}/fechado`;
+        const destino = `http://127\\.0\\.0\\.1:${String(portaFechada)}`;
         const linha = await agente.esperarLinha(new RegExp(`push task=${recusa.id} .*destino=${destino} .*falhou \\(ECONNREFUSED\\)`));
         assert.doesNotMatch(linha, /segredo/);
         assert.ok(!agente.linhas.some((l) => /segredo-mudo|chave=segredo/.test(l)), 'no token or query string in the log');
@@ -238,7 +252,10 @@ describe('push configs on PostgreSQL (TASKS_DB), shared by two agents', () => {
     const novo = await iniciarAgente(mcp.url, { TASKS_DB: banco });
     agentes[0] = novo;
     const cn = await clienteOficial(novo.url, 'HTTP+JSON');
-    assert.deepEqual(await cn.getTaskPushNotificationConfig({ tenant: '', taskId: pausa.id, id: config.id }), config);
+    assert.deepEqual(await cn.getTaskPushNotificationConfig({ tenant: '', taskId: pausa.id, id: config.id }), {
+      ...config,
+      token: '********',
+    });
     const listadas = await cn.listTasks(listagem(pausa.contextId, { pageSize: 10 }));
     assert.deepEqual(
       listadas.tasks.map((task) => [task.id, TaskState[task.status?.state ?? 0]]),

@@ -253,12 +253,11 @@ describe('the A2A surface, official client', () => {
           const criada = await cliente.createTaskPushNotificationConfig(configDePush(pausa.id, gancho.url, token));
           assert.ok(criada.id, 'the agent names the config');
           assert.equal(criada.url, gancho.url);
-          assert.deepEqual(await cliente.getTaskPushNotificationConfig({ tenant: '', taskId: pausa.id, id: criada.id }), criada);
+          // Read back, the token is hidden: it is the client's secret, used only on deliveries.
+          const lida = await cliente.getTaskPushNotificationConfig({ tenant: '', taskId: pausa.id, id: criada.id });
+          assert.deepEqual(lida, { ...criada, token: '********' });
           const lista = await cliente.listTaskPushNotificationConfig({ tenant: '', taskId: pausa.id, pageSize: 0, pageToken: '' });
-          assert.deepEqual(
-            lista.configs.map((config) => config.id),
-            [criada.id],
-          );
+          assert.deepEqual(lista.configs, [lida]);
 
           const antes = gancho.recebidas.length;
           await cliente.sendMessage(texto('escolha=sala-mirante', { taskId: pausa.id }));
@@ -303,10 +302,10 @@ describe('the A2A surface, official client', () => {
           await assert.rejects(
             cliente.createTaskPushNotificationConfig(configDePush(pausa.id, 'http://10.0.0.7:8080/hook')),
             (erro: Error) =>
-              erro.name === 'RequestMalformedError' && /o host "10\.0\.0\.7" nao esta em AGENTE_PUSH_HOSTS/.test(erro.message),
+              erro.name === 'RequestMalformedError' && /o host "10\.0\.0\.7" na porta \d+ nao esta em AGENTE_PUSH_HOSTS/.test(erro.message),
           );
           const comPush = texto('listar salas', { webhook: { url: 'https://intranet.example/hook', token: '' } });
-          await assert.rejects(cliente.sendMessage(comPush), /o host "intranet\.example" nao esta em AGENTE_PUSH_HOSTS/);
+          await assert.rejects(cliente.sendMessage(comPush), /o host "intranet\.example" na porta 443 nao esta em AGENTE_PUSH_HOSTS/);
         });
       });
     });

@@ -8,9 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
   ResultManager,
-  ServerCallContext,
-  UnauthenticatedUser,
-  resolveUserScope,
+  type ServerCallContext,
   type PushNotificationSender,
   type PushNotificationStore,
   type TaskStore,
@@ -18,8 +16,10 @@ import {
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import { lerJson } from 'compartilhado/json';
 import { BancoIndisponivel, noBanco } from './banco.js';
-import { Eventos } from './eventos.js';
+import { contextoDe, escopoDe, type Dono } from './escopo.js';
+import { avisoDeEstado, Eventos } from './eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import type { Encerrar } from './limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
@@ -67,9 +67,6 @@ interface Guardada extends Posicao {
   readonly texto: string;
 }
 
-/** The caller Tasks belong to, as DatabaseTaskStore scopes them: tenant and owner (JSON keeps the pair unambiguous). */
-const escopoDe = (context: ServerCallContext) => JSON.stringify([context.tenant ?? '', resolveUserScope(context)]);
-
 /** A copy, never the stored object: Task.fromJSON builds a new one from the text. */
 const lerTarefa = (guardada: Guardada) => Task.fromJSON(JSON.parse(guardada.texto));
 
@@ -96,17 +93,9 @@ const antes = (a: Posicao, b: Posicao) => a.instante > b.instante || (a.instante
 
 const pageTokenDe = ({ instante, id }: Posicao) => Buffer.from(JSON.stringify([instante, id])).toString('base64url');
 
-const jsonOuNada = (texto: string): unknown => {
-  try {
-    return JSON.parse(texto);
-  } catch {
-    return undefined;
-  }
-};
-
 /** The place a pageToken names, if this store wrote it: anything else, even what lenient base64 decodes, is refused. */
 function posicaoDo(pageToken: string): Posicao | undefined {
-  const valor = jsonOuNada(Buffer.from(pageToken, 'base64url').toString());
+  const valor = lerJson(Buffer.from(pageToken, 'base64url').toString());
   if (!Array.isArray(valor)) return undefined;
   const partes: unknown[] = valor;
   const [instante, id] = partes;
@@ -357,19 +346,15 @@ export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }:
   };
 }
 
-/** The context of the agent's own writes: the same (unauthenticated) owner as every A2A request. */
-const contextoInterno = () => new ServerCallContext({ user: new UnauthenticatedUser() });
-
 /** Ends a Task FAILED through the SDK's ResultManager, as an executor's status update would, and tells its webhooks. */
 export function encerradorDeTarefas(tarefas: TaskStore, avisos: PushNotificationSender): Encerrar {
-  return async (taskId, mensagem) => {
-    const contexto = contextoInterno();
+  return async (taskId: string, mensagem: string, dono: Dono) => {
+    const contexto = contextoDe(dono);
     const task = await tarefas.load(taskId, contexto);
     if (!task || terminal(task)) return;
-    const evento = new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem);
     const resultado = new ResultManager(tarefas, contexto);
-    await resultado.processEvent(evento);
-    if (evento.kind === 'statusUpdate')
-      void avisos.send({ payload: { $case: 'statusUpdate', value: evento.data } }, contexto, resultado.getCurrentTask());
+    await resultado.processEvent(new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem));
+    const final = resultado.getCurrentTask();
+    if (final) void avisos.send(avisoDeEstado(final), contexto, final);
   };
 }

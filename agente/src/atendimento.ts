@@ -7,11 +7,15 @@
  *    refuses the message before it enters history;
  *  - a stream is run to its end whatever its reader does: a client gone
  *    mid-stream loses nothing, the Task finishes and is stored;
- *  - a push-notification webhook is accepted only on an allowed host.
+ *  - a push-notification webhook is accepted only on an allowed host, a
+ *    Task keeps at most a few, and their secrets are never read back.
  */
 import type {
   AgentCard,
   CancelTaskRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
   Message,
   SendMessageRequest,
   StreamResponse,
@@ -29,6 +33,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
 import { destinoRecusado } from './avisos.js';
+import { avisoDeEstado } from './eventos.js';
 import type { Exclusao } from './exclusao.js';
 import type { PausasDaPonte } from './ponte.js';
 
@@ -37,7 +42,10 @@ import type { PausasDaPonte } from './ponte.js';
  * schema): past them a write would fail as a database error, not as the
  * client's mistake. A Task's webhooks are few.
  */
-const LIMITES = { contextId: 36, tenant: 255, idDoWebhook: 36, webhooksPorTask: 10 };
+const LIMITES = { contextId: 36, tenant: 255, idDoWebhook: 36, webhooksPorTask: 10, referenceTaskIds: 16 };
+
+/** What a webhook's token and credentials read as once stored: they were written by the client, and are the client's to keep. */
+export const SEGREDO_OCULTO = '********';
 
 export interface Push {
   readonly configs: PushNotificationStore;
@@ -54,13 +62,14 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly exclusao: Exclusao,
     private readonly pausas: Pick<PausasDaPonte, 'apagar'>,
     private readonly push: Push,
+    private readonly log: (linha: string) => void,
   ) {
     // A paused Task needs no live event bus: its continuation is a new SendMessage.
     super(card, tarefas, executor, undefined, push.configs, push.avisos, undefined, undefined, { keepBusAliveStates: [] });
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    this.conferirPedido(params, context);
+    await this.conferirPedido(params, context);
     const taskId = params.message?.taskId;
     if (!taskId) return await super.sendMessage(params, context);
     // Answered when the step is done (returnImmediately is not honoured here):
@@ -70,12 +79,15 @@ export class Atendimento extends DefaultRequestHandler {
   }
 
   override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    this.conferirPedido(params, context);
     const taskId = params.message?.taskId;
     const repassar = async (emitir: (evento: StreamResponse) => void) => {
       for await (const evento of super.sendMessageStream(params, context)) emitir(evento);
     };
-    return ateOFim((emitir) => (taskId ? this.exclusao.com(taskId, () => repassar(emitir)) : repassar(emitir)));
+    // A refusal reaches the transport at the first read, before it writes any header.
+    return ateOFim(async (emitir) => {
+      await this.conferirPedido(params, context);
+      await (taskId ? this.exclusao.com(taskId, () => repassar(emitir)) : repassar(emitir));
+    }, this.log);
   }
 
   override cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -86,7 +98,7 @@ export class Atendimento extends DefaultRequestHandler {
       // telling the webhooks: its pause goes, and they are told, here.
       await this.pausas.apagar(params.id);
       // Delivery is the sender's business: the cancel is answered without waiting for it.
-      if (antes?.status?.state !== TaskState.TASK_STATE_CANCELED) this.avisarEstado(task, context);
+      if (antes?.status?.state !== TaskState.TASK_STATE_CANCELED) void this.push.avisos.send(avisoDeEstado(task), context, task);
       return task;
     });
   }
@@ -95,17 +107,26 @@ export class Atendimento extends DefaultRequestHandler {
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    conferirWebhook(params, this.push.hosts);
-    const existentes = await this.push.configs.load(params.taskId, context);
-    if (existentes.length >= LIMITES.webhooksPorTask && !existentes.some((config) => config.id === params.id)) {
-      throw new RequestMalformedError(
-        `A Task ${params.taskId} ja tem ${String(LIMITES.webhooksPorTask)} webhooks: apague um antes de criar outro.`,
-      );
-    }
+    await this.conferirWebhook(params.taskId, params, context);
     return super.createTaskPushNotificationConfig(params, context);
   }
 
-  private conferirPedido(params: SendMessageRequest, context: ServerCallContext): void {
+  override async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    return semSegredos(await super.getTaskPushNotificationConfig(params, context));
+  }
+
+  override async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const lista = await super.listTaskPushNotificationConfigs(params, context);
+    return { ...lista, configs: lista.configs.map(semSegredos) };
+  }
+
+  private async conferirPedido(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
     const contextId = params.message?.contextId ?? '';
     if (contextId.length > LIMITES.contextId) {
       throw new RequestMalformedError(`contextId com mais de ${String(LIMITES.contextId)} caracteres.`);
@@ -113,34 +134,61 @@ export class Atendimento extends DefaultRequestHandler {
     if ((context.tenant ?? '').length > LIMITES.tenant) {
       throw new RequestMalformedError(`tenant com mais de ${String(LIMITES.tenant)} caracteres.`);
     }
-    conferirWebhook(params.configuration?.taskPushNotificationConfig, this.push.hosts);
+    // The SDK reads every Task a message refers to.
+    if ((params.message?.referenceTaskIds.length ?? 0) > LIMITES.referenceTaskIds) {
+      throw new RequestMalformedError(`referenceTaskIds com mais de ${String(LIMITES.referenceTaskIds)} Tasks.`);
+    }
+    const webhook = params.configuration?.taskPushNotificationConfig;
+    // A new Task has no webhook yet; a continuation adds one to those its Task has.
+    if (webhook) await this.conferirWebhook(params.message?.taskId ?? '', webhook, context);
   }
 
-  /** A status change made outside an execution, told to the Task's webhooks like the SDK tells the others. */
-  private avisarEstado(task: Task, context: ServerCallContext): void {
-    if (!task.status) return;
-    const statusUpdate = { taskId: task.id, contextId: task.contextId, status: task.status, metadata: {} };
-    void this.push.avisos.send({ payload: { $case: 'statusUpdate', value: statusUpdate } }, context, task);
+  /** A webhook about to be stored for `taskId` (empty for a Task not yet created). */
+  private async conferirWebhook(taskId: string, config: TaskPushNotificationConfig, context: ServerCallContext): Promise<void> {
+    const recusa = destinoRecusado(config.url, this.push.hosts);
+    if (recusa) throw new RequestMalformedError(`Webhook recusado: ${recusa}`);
+    if (config.id.length > LIMITES.idDoWebhook) {
+      throw new RequestMalformedError(`O id do webhook tem mais de ${String(LIMITES.idDoWebhook)} caracteres.`);
+    }
+    // Sent as HTTP headers at every delivery: refused now, not at the first notification.
+    if ([config.token, config.authentication?.credentials, config.authentication?.scheme].some(naoCabeNumCabecalho)) {
+      throw new RequestMalformedError('O token ou as credenciais do webhook trazem caracteres que nao cabem num cabecalho HTTP.');
+    }
+    if (!taskId) return;
+    const existentes = await this.push.configs.load(taskId, context);
+    if (existentes.length >= LIMITES.webhooksPorTask && !existentes.some((existente) => existente.id === config.id)) {
+      throw new RequestMalformedError(
+        `A Task ${taskId} ja tem ${String(LIMITES.webhooksPorTask)} webhooks: apague um antes de criar outro.`,
+      );
+    }
   }
 }
 
-function conferirWebhook(config: TaskPushNotificationConfig | undefined, hosts: ReadonlySet<string>): void {
-  if (!config) return;
-  const recusa = destinoRecusado(config.url, hosts);
-  if (recusa) throw new RequestMalformedError(`Webhook recusado: ${recusa}`);
-  if (config.id.length > LIMITES.idDoWebhook) {
-    throw new RequestMalformedError(`O id do webhook tem mais de ${String(LIMITES.idDoWebhook)} caracteres.`);
-  }
+/** Control characters (CR, LF, NUL...) and anything past Latin-1 cannot be sent in a header value. */
+const naoCabeNumCabecalho = (valor: string | undefined) => valor !== undefined && /[^\t\x20-\x7e\x80-\xff]/.test(valor);
+
+function semSegredos(config: TaskPushNotificationConfig): TaskPushNotificationConfig {
+  const oculto = (valor: string) => (valor ? SEGREDO_OCULTO : valor);
+  return {
+    ...config,
+    token: oculto(config.token),
+    ...(config.authentication && { authentication: { ...config.authentication, credentials: oculto(config.authentication.credentials) } }),
+  };
 }
 
 /**
  * Runs `produzir` to its end whatever the reader does: what it emits is
  * handed to whoever iterates the result, and a reader that stops early
- * stops only its own reading. Its failure reaches the reader, if any.
+ * stops only its own reading. Its failure reaches the reader, or the log
+ * when the reader is gone.
  */
-function ateOFim<T>(produzir: (emitir: (valor: T) => void) => Promise<void>): AsyncGenerator<T, void, undefined> {
+function ateOFim<T>(
+  produzir: (emitir: (valor: T) => void) => Promise<void>,
+  log: (linha: string) => void,
+): AsyncGenerator<T, void, undefined> {
   const fila: T[] = [];
   let fim: { erro?: unknown } | undefined;
+  let lendo = true;
   let acordar = (): void => undefined;
   void produzir((valor) => {
     fila.push(valor);
@@ -148,20 +196,27 @@ function ateOFim<T>(produzir: (emitir: (valor: T) => void) => Promise<void>): As
   })
     .then(
       () => (fim = {}),
-      (erro: unknown) => (fim = { erro }),
+      (erro: unknown) => {
+        fim = { erro };
+        if (!lendo) log(`stream sem leitor falhou: ${erro instanceof Error ? erro.message : String(erro)}`);
+      },
     )
     .finally(() => acordar());
   return (async function* () {
-    for (;;) {
-      if (fila.length > 0) {
-        yield* fila.splice(0);
-        continue;
+    try {
+      for (;;) {
+        if (fila.length > 0) {
+          yield* fila.splice(0);
+          continue;
+        }
+        if (fim) {
+          if ('erro' in fim) throw fim.erro;
+          return;
+        }
+        await new Promise<void>((resolver) => (acordar = resolver));
       }
-      if (fim) {
-        if ('erro' in fim) throw fim.erro;
-        return;
-      }
-      await new Promise<void>((resolver) => (acordar = resolver));
+    } finally {
+      lendo = false;
     }
   })();
 }

@@ -9,6 +9,7 @@ import { A2A_CONTENT_TYPE, StreamResponse, taskStateToJSON, type TaskPushNotific
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { setTimeout as esperar } from 'node:timers/promises';
 import { campos } from 'compartilhado/log';
+import { semColchetes } from './config.js';
 
 export interface OpcoesDosAvisos {
   /** Hosts a webhook may name (AGENTE_PUSH_HOSTS), checked again at every delivery. */
@@ -23,8 +24,6 @@ export interface OpcoesDosAvisos {
   readonly fetch?: typeof fetch;
 }
 
-const semColchetes = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
-
 /**
  * Why a webhook URL may not be called, or undefined when it may. The message
  * never repeats the URL: its query string or userinfo may hold a secret.
@@ -37,15 +36,16 @@ export function destinoRecusado(url: string, hosts: ReadonlySet<string>): string
   if (destino.username || destino.password)
     return 'a URL do webhook traz usuario ou senha; credenciais vao em authentication, nunca na URL';
   const host = semColchetes(destino.hostname);
-  if (!hosts.has(host)) return `o host "${host}" nao esta em AGENTE_PUSH_HOSTS (permitidos: ${[...hosts].join(', ')})`;
+  const porta = destino.port || (destino.protocol === 'https:' ? '443' : '80');
+  // The list is not repeated: it describes the agent's network to whoever asks.
+  if (!hosts.has(host) && !hosts.has(`${destino.hostname}:${porta}`))
+    return `o host "${host}" na porta ${porta} nao esta em AGENTE_PUSH_HOSTS`;
   return undefined;
 }
 
-/** The webhook as a log line may show it: origin and path, never the query string or userinfo. */
+/** The webhook as a log line may show it: its origin only; the path, the query string or the userinfo may hold a secret. */
 function destinoNoLog(url: string): string {
-  if (!URL.canParse(url)) return '-';
-  const destino = new URL(url);
-  return `${destino.origin}${destino.pathname}`;
+  return URL.canParse(url) ? new URL(url).origin : '-';
 }
 
 /** The Task a StreamResponse belongs to, as the SDK finds it; a Message outside any Task has none. */

@@ -15,7 +15,7 @@ export interface Configuracao {
   readonly maxPausadas: number;
   /** How long a paused Task waits for its answer: the MCP server's requestState lifetime. */
   readonly validadeDaPausaMs: number;
-  /** AGENTE_PUSH_HOSTS: the only hosts a push notification may be POSTed to, against server-side request forgery. */
+  /** AGENTE_PUSH_HOSTS: the only hosts (or host:port) a push notification may be POSTed to, against server-side request forgery. */
   readonly hostsDePush: ReadonlySet<string>;
 }
 
@@ -34,17 +34,34 @@ function url(env: NodeJS.ProcessEnv, nome: string, padrao?: string): URL | undef
   }
 }
 
+/** An IPv6 address as a URL writes it, `[::1]`, without its brackets; any other host as it is. */
+export const semColchetes = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
+
 /** A host name or IP address as URL parsing writes it (127.1 is 127.0.0.1), IPv6 without brackets; undefined for anything else. */
 function host(entrada: string): string | undefined {
-  const endereco = entrada.replace(/^\[(.*)\]$/, '$1');
+  const endereco = semColchetes(entrada);
   // Host characters only: with a scheme, port, path or userinfo, `http://${entrada}/` would parse as another host or drop the rest.
   const naUrl = isIPv6(endereco) ? `[${endereco}]` : /^[a-z0-9._-]+$/.test(entrada) ? entrada : undefined;
   if (naUrl === undefined || !URL.canParse(`http://${naUrl}/`)) return undefined;
-  return new URL(`http://${naUrl}/`).hostname.replace(/^\[(.*)\]$/, '$1');
+  return semColchetes(new URL(`http://${naUrl}/`).hostname);
 }
 
-/** Comma-separated hosts, compared with a webhook URL's host exactly; unset or empty means loopback only. */
-function hosts(env: NodeJS.ProcessEnv, nome: string, padrao: readonly string[]): ReadonlySet<string> {
+/**
+ * One AGENTE_PUSH_HOSTS entry: a host (any port), or `host:porta` / `[ipv6]:porta`
+ * for that port only. A port entry keeps IPv6 in brackets, so `::1` (any port)
+ * and `[::1]:9000` never read as each other.
+ */
+function destinoPermitido(entrada: string): string | undefined {
+  const comPorta = /^(\[[^\]]*\]|[^:[\]]+):(\d{1,5})$/.exec(entrada);
+  if (!comPorta) return host(entrada);
+  const nome = host(comPorta[1] ?? '');
+  const porta = Number(comPorta[2]);
+  if (nome === undefined || porta < 1 || porta > 65535) return undefined;
+  return `${isIPv6(nome) ? `[${nome}]` : nome}:${String(porta)}`;
+}
+
+/** Comma-separated destinations, compared with a webhook URL's host (and port) exactly; unset or empty means loopback, any port. */
+function destinos(env: NodeJS.ProcessEnv, nome: string, padrao: readonly string[]): ReadonlySet<string> {
   const bruto = env[nome] ?? '';
   const entradas = bruto
     .split(',')
@@ -53,10 +70,10 @@ function hosts(env: NodeJS.ProcessEnv, nome: string, padrao: readonly string[]):
   if (entradas.length === 0) return new Set(padrao);
   return new Set(
     entradas.map((entrada) => {
-      const valor = host(entrada);
+      const valor = destinoPermitido(entrada);
       if (valor === undefined)
         throw new ConfiguracaoInvalida(
-          `${nome}=${bruto}: "${entrada}" nao e um host; esperado nomes ou enderecos IP separados por virgula, sem esquema, porta, caminho ou espaco (ex.: localhost,127.0.0.1,::1)`,
+          `${nome}=${bruto}: "${entrada}" nao e um host; esperado nomes ou enderecos IP separados por virgula, cada um com porta opcional (host:porta, [ipv6]:porta), sem esquema, caminho ou espaco (ex.: localhost,127.0.0.1:9000,::1)`,
         );
       return valor;
     }),
@@ -74,6 +91,6 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),
     maxPausadas: lerInteiro(env, 'AGENTE_MAX_PAUSED', 10_000, 1, 10_000_000),
     validadeDaPausaMs: lerInteiro(env, 'AGENTE_PAUSE_TTL_SECONDS', 600, 60, 1800) * 1000,
-    hostsDePush: hosts(env, 'AGENTE_PUSH_HOSTS', ['localhost', '127.0.0.1', '::1']),
+    hostsDePush: destinos(env, 'AGENTE_PUSH_HOSTS', ['localhost', '127.0.0.1', '::1']),
   });
 }

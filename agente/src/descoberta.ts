@@ -16,7 +16,7 @@ export const CAMINHOS = {
 const caminhoDaSkill = (id: string) => `/.well-known/agent-skills/${id}/SKILL.md`;
 
 /** One SKILL.md per A2A skill, with the line the index shows for it. */
-const DESCRICOES_DAS_SKILLS: Readonly<Record<string, string>> = {
+const DESCRICOES_DAS_SKILLS: Readonly<Record<(typeof SKILLS)[keyof typeof SKILLS], string>> = {
   [SKILLS.reservar]:
     'Como reservar uma sala pelo agente A2A Central de Salas: formato do pedido (texto ou dados), a pausa com alternativas, escolha= e os erros.',
   [SKILLS.listar]: 'Como listar as salas da Hill Valley Tech (capacidade e recursos) pelo agente A2A Central de Salas.',

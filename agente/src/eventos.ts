@@ -1,6 +1,14 @@
 /** Small builders for the events an executor publishes, written in the A2A JSON form. */
 import { randomUUID } from 'node:crypto';
-import { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent, taskStateToJSON } from '@a2a-js/sdk';
+import {
+  Message,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskState,
+  TaskStatusUpdateEvent,
+  taskStateToJSON,
+  type StreamResponse,
+} from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
 
 export class Eventos {
@@ -23,11 +31,7 @@ export class Eventos {
 
   /** A status change; its message, when there is one, is the text line first and, for machines, the same facts as data. */
   estado(estado: TaskState, texto?: string, dados?: object): AgentExecutionEvent {
-    const parts = [{ text: texto }, ...(dados ? [parteDeDados(dados)] : [])];
-    const message =
-      texto === undefined
-        ? undefined
-        : { messageId: randomUUID(), role: 'ROLE_AGENT', parts, taskId: this.taskId, contextId: this.contextId };
+    const message = texto === undefined ? undefined : this.mensagem([{ text: texto }, ...(dados ? [parteDeDados(dados)] : [])]);
     return AgentEvent.statusUpdate(
       TaskStatusUpdateEvent.fromJSON({
         taskId: this.taskId,
@@ -48,6 +52,18 @@ export class Eventos {
       }),
     );
   }
+
+  /** An agent message of this Task, in the JSON form. */
+  private mensagem(parts: object[]) {
+    return { messageId: randomUUID(), role: 'ROLE_AGENT', parts, taskId: this.taskId, contextId: this.contextId };
+  }
+}
+
+/** A Task's current status as the notification a webhook receives for a status change. */
+export function avisoDeEstado(task: Task): StreamResponse {
+  const statusUpdate = TaskStatusUpdateEvent.fromJSON({ taskId: task.id, contextId: task.contextId });
+  statusUpdate.status = task.status;
+  return { payload: { $case: 'statusUpdate', value: statusUpdate } };
 }
 
 const agora = () => new Date().toISOString();

@@ -13,12 +13,6 @@ import { noBanco } from './banco.js';
 export interface Exclusao {
   /** Runs `trabalho` in the Task's turn, waiting for it. */
   com<T>(taskId: string, trabalho: () => Promise<T>): Promise<T>;
-  /**
-   * The turn of a Task being created here: until its first step answers,
-   * no other process has its id, so the turn is taken in this process only
-   * (no database round trip on every new Task).
-   */
-  daNova<T>(taskId: string, trabalho: () => Promise<T>): Promise<T>;
   /** Runs `trabalho` only if the turn is free now; undefined when someone holds it. */
   seLivre<T>(taskId: string, trabalho: () => Promise<T>): Promise<T | undefined>;
 }
@@ -36,10 +30,6 @@ export class ExclusaoLocal implements Exclusao {
     const fim: Promise<void> = vez.then(limpar, limpar);
     this.filas.set(taskId, fim);
     return fim.then(() => vez);
-  }
-
-  daNova<T>(taskId: string, trabalho: () => Promise<T>): Promise<T> {
-    return this.com(taskId, trabalho);
   }
 
   seLivre<T>(taskId: string, trabalho: () => Promise<T>): Promise<T | undefined> {
@@ -62,10 +52,6 @@ export class ExclusaoNoPostgres implements Exclusao {
   com<T>(taskId: string, trabalho: () => Promise<T>): Promise<T> {
     // Waiters of this process queue here, without holding a connection.
     return this.local.com(taskId, () => this.naTransacao(taskId, 'pg_advisory_xact_lock', trabalho) as Promise<T>);
-  }
-
-  daNova<T>(taskId: string, trabalho: () => Promise<T>): Promise<T> {
-    return this.local.com(taskId, trabalho);
   }
 
   seLivre<T>(taskId: string, trabalho: () => Promise<T>): Promise<T | undefined> {

@@ -4,6 +4,7 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { donoDe } from './escopo.js';
 import { Eventos } from './eventos.js';
 import type { TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
@@ -48,10 +49,12 @@ export class Executor implements AgentExecutor {
     this.emExecucao.set(contexto.taskId, contexto.contextId);
     try {
       // An answer arrives already in its Task's turn (Atendimento took it before
-      // the SDK read the Task). A new Task takes its own, so a cancel or an
-      // early answer waits until this step's outcome is stored.
+      // the SDK read the Task). A new Task takes its own, in every process: a
+      // stream or returnImmediately hands its id out before the step ends, and a
+      // cancel or an early answer, here or on another agent, waits until this
+      // step's outcome is stored.
       if (contexto.task) await this.continuar(contexto, contexto.task, bus);
-      else await this.exclusao.daNova(contexto.taskId, () => this.abrir(contexto, bus));
+      else await this.exclusao.com(contexto.taskId, () => this.abrir(contexto, bus));
     } finally {
       this.emExecucao.delete(contexto.taskId);
     }
@@ -64,7 +67,8 @@ export class Executor implements AgentExecutor {
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
-    const desfecho = await this.ponte.atender(contexto.taskId, entradaDe(contexto), traceDaRequisicao(contexto) ?? novoTrace());
+    const trace = traceDaRequisicao(contexto) ?? novoTrace();
+    const desfecho = await this.ponte.atender(contexto.taskId, entradaDe(contexto), trace, donoDe(contexto.context));
     // The turn lasts until the outcome is stored, not merely published; a failed save is the SDK's to report.
     const gravado = this.tarefas.gravado(contexto.taskId, ESTADO_FINAL[desfecho.estado]).catch(() => undefined);
     this.publicar(eventos, bus, desfecho);

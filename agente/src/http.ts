@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { A2A_ERROR_CODE, RequestMalformedError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import { erroJsonRpc } from 'compartilhado/contrato';
+import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { lerTraceparent } from './trace.js';
@@ -18,32 +19,29 @@ interface Registro {
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
+/** A note is a hint for whoever reads the log, cut short: the SDK may quote what the client sent. */
+const TAMANHO_MAXIMO_DA_NOTA = 300;
+
 /**
- * @a2a-js/sdk reports handled JSON-RPC errors with console.error and a
- * stack trace; inside a request they become that request's `nota=`, and
- * outside one (or once its line is written) they go to stderr as they are.
+ * @a2a-js/sdk reports handled errors with console.error and a stack trace,
+ * and oddities (a tenant in the body unlike the URL's) with console.warn,
+ * quoting the client. Inside a request they become that request's `nota=`;
+ * outside one (or once its line is written) they are still written as one
+ * escaped line, so no client can split or forge a log line.
  */
-export function notasDoSdkNaLinha(): void {
-  const consoleError = console.error.bind(console);
-  console.error = (...partes: unknown[]) => {
-    const registro = registroAtual.getStore();
-    if (!registro || registro.terminado) {
-      consoleError(...partes);
-      return;
-    }
+export function notasDoSdkNaLinha(log: (linha: string) => void): void {
+  const anotar = (partes: unknown[]) => {
     const erro = partes.find((parte): parte is Error => parte instanceof Error);
     const causa = erro?.cause instanceof Error ? ` (${erro.cause.message})` : '';
-    const nota = erro ? `${erro.name}: ${erro.message}${causa}` : partes.map(String).join(' ');
-    registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
+    const nota = (erro ? `${erro.name}: ${erro.message}${causa}` : partes.map(String).join(' ')).slice(0, TAMANHO_MAXIMO_DA_NOTA);
+    const registro = registroAtual.getStore();
+    if (!registro || registro.terminado) log(`sdk ${campos({ nota })}`);
+    else registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
   };
-}
-
-function lerJson(texto: string): unknown {
-  try {
-    return JSON.parse(texto);
-  } catch {
-    return undefined;
-  }
+  console.error = (...partes: unknown[]) => {
+    anotar(partes);
+  };
+  console.warn = console.error;
 }
 
 /**
@@ -58,7 +56,9 @@ function doResultado(pedido: unknown, corpo: string): { task: unknown; estado: u
   const evento = objeto(resultado?.task) ?? objeto(resultado?.statusUpdate) ?? objeto(resultado?.artifactUpdate) ?? resultado;
   const params = objeto(objeto(pedido)?.params) ?? objeto(pedido);
   const ids = erro ? [] : [evento?.id, evento?.taskId];
-  const taskId = [...ids, objeto(params?.message)?.taskId, params?.id].find((id) => typeof id === 'string' && id !== '') ?? '-';
+  // A push-config request names its Task as taskId and its config as id.
+  const taskId =
+    [...ids, objeto(params?.message)?.taskId, params?.taskId, params?.id].find((id) => typeof id === 'string' && id !== '') ?? '-';
   return { task: taskId, estado: erro ? `erro ${String(erro.code)}` : (objeto(evento?.status)?.state ?? '-') };
 }
 
@@ -88,9 +88,12 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
     res.on('close', () => {
       registro.terminado = true;
       const pedido: unknown = req.body;
+      // Only a JSON-RPC body has a request id; a REST body's `id` is a Task's or a config's.
+      const recebido = objeto(pedido);
+      const jsonRpc = recebido && 'jsonrpc' in recebido ? recebido : undefined;
       const linha = campos({
-        metodo: objeto(pedido)?.method ?? '-',
-        id: JSON.stringify(objeto(pedido)?.id ?? null),
+        metodo: jsonRpc?.method ?? '-',
+        id: JSON.stringify(jsonRpc?.id ?? null),
         ...doResultado(pedido, corpo),
         trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
         http: res.statusCode,
@@ -106,9 +109,22 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
 /** How an error is written on each binding: a JSON-RPC error object, or HTTP+JSON's `{error: {code, status, message}}`. */
 export type Binding = 'jsonrpc' | 'rest';
 
-export function responderErro(res: Response, status: number, codigo: number, mensagem: string, binding: Binding = 'jsonrpc'): void {
+/**
+ * `codigo` is the JSON-RPC error code; HTTP+JSON names the error by `status`
+ * alone. `pedido` is the parsed body, when there is one: a JSON-RPC error
+ * answers its id (null when it has none that is valid).
+ */
+export function responderErro(
+  res: Response,
+  status: number,
+  codigo: number,
+  mensagem: string,
+  binding: Binding = 'jsonrpc',
+  pedido?: unknown,
+): void {
   if (binding === 'jsonrpc') {
-    res.status(status).json(erroJsonRpc(null, codigo, mensagem));
+    const id = objeto(pedido)?.id;
+    res.status(status).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
     return;
   }
   // A request the client can fix is INVALID_ARGUMENT; anything else gets the status's own name (NOT_FOUND, INTERNAL).
@@ -116,37 +132,60 @@ export function responderErro(res: Response, status: number, codigo: number, men
   res.status(status).json(toRestErrorBody(corrigivel ? new RequestMalformedError(mensagem) : new Error(mensagem), status));
 }
 
-interface ErroDoCorpo {
+interface ErroHttp {
   type?: unknown;
   status?: unknown;
   message?: unknown;
 }
 
-/**
- * Body errors answered in the binding's own error form before the SDK
- * sees the request: size, bad JSON, and any other 4xx the body parser
- * raises (an unknown charset or Content-Encoding, a corrupt compressed body).
- */
-export function errosDoCorpo(limiteDoCorpoBytes: number, binding: Binding): ErrorRequestHandler {
-  return (erro: ErroDoCorpo, _req, res, next) => {
-    const status = typeof erro.status === 'number' ? erro.status : 0;
-    if (erro.type === 'entity.too.large') {
-      responderErro(res, 413, A2A_ERROR_CODE.INVALID_REQUEST, `Corpo acima do limite de ${String(limiteDoCorpoBytes)} bytes`, binding);
-    } else if (erro instanceof SyntaxError || erro.type === 'entity.parse.failed') {
-      responderErro(res, 400, A2A_ERROR_CODE.PARSE_ERROR, 'Parse error: o corpo nao e JSON valido', binding);
-    } else if (Number.isInteger(status) && status >= 400 && status < 500) {
-      responderErro(res, status, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${String(erro.message)}`, binding);
-    } else {
-      next(erro);
-    }
+/** A 4xx that express or its body parser raised, answered as the client's mistake; false for anything else. */
+function erroDoCliente(erro: ErroHttp, res: Response, limiteDoCorpoBytes: number, binding: Binding): boolean {
+  const status = typeof erro.status === 'number' ? erro.status : 0;
+  if (erro.type === 'entity.too.large') {
+    responderErro(res, 413, A2A_ERROR_CODE.INVALID_REQUEST, `Corpo acima do limite de ${String(limiteDoCorpoBytes)} bytes`, binding);
+  } else if (erro instanceof SyntaxError || erro.type === 'entity.parse.failed') {
+    responderErro(res, 400, A2A_ERROR_CODE.PARSE_ERROR, 'Parse error: o corpo nao e JSON valido', binding);
+  } else if (Number.isInteger(status) && status >= 400 && status < 500) {
+    responderErro(res, status, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${String(erro.message)}`, binding);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** What in a body the SDK would trip on (a TypeError, a 500) instead of answering as the client's mistake. */
+function conferirValor(valor: unknown, chave: string): string | undefined {
+  // PostgreSQL's text type has no NUL: it would fail as a database error.
+  if ((typeof valor === 'string' && valor.includes('\0')) || chave.includes('\0'))
+    return 'o corpo traz o caractere NUL (\\u0000), que nao e aceito';
+  if (chave === 'parts' && Array.isArray(valor) && valor.some((parte) => objeto(parte) === undefined))
+    return 'cada item de message.parts deve ser um objeto (text, data, url ou raw)';
+  return undefined;
+}
+
+/** A parsed body, and the URL, checked for what the SDK and the database cannot take, answered as InvalidParams. */
+export function pedidoAceitavel(binding: Binding): RequestHandler {
+  return (req, res, next) => {
+    const problema = /%00/.test(req.originalUrl)
+      ? 'a URL traz o caractere NUL (%00), que nao e aceito'
+      : problemaNoJson(req.body, conferirValor);
+    if (problema === undefined) next();
+    else responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${problema}`, binding, req.body);
   };
 }
 
-/** Last line of defence: a bug becomes a generic error and a log line, never a stack trace on the wire. */
-export function erroInesperado(log: (linha: string) => void, binding: Binding): ErrorRequestHandler {
+/**
+ * Errors raised on the way, in the binding's own error form: the body's
+ * size, bad JSON and any other 4xx express or its body parser raises (an
+ * unknown charset or Content-Encoding, a corrupt compressed body, a path
+ * that does not decode) as the client's mistake; anything else is a bug,
+ * a generic error and a log line, never a stack trace on the wire.
+ */
+export function errosDoPedido(log: (linha: string) => void, limiteDoCorpoBytes: number, binding: Binding): ErrorRequestHandler {
   // Express knows an error handler by its four parameters, so the unused `next` stays.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (erro: unknown, _req, res, _next) => {
+    if (typeof erro === 'object' && erro !== null && erroDoCliente(erro, res, limiteDoCorpoBytes, binding)) return;
     log(`erro inesperado: ${erro instanceof Error ? erro.message : String(erro)}`);
     responderErro(res, 500, A2A_ERROR_CODE.INTERNAL_ERROR, 'Internal error', binding);
   };

@@ -68,7 +68,7 @@ export function lerPedido(entrada: Entrada): Pedido | Ilegivel {
 
 export function lerEscolha(entrada: Entrada): Escolha | Ilegivel {
   if (entrada.dados !== undefined) {
-    const lida = ler(z.strictObject({ escolha: texto }), entrada.dados, 'Resposta em dados');
+    const lida = ler(z.strictObject({ escolha: TextoNaoVazio }), entrada.dados, 'Resposta em dados');
     return 'erro' in lida ? lida : escolhaDe(lida.escolha);
   }
   const escolha = ESCOLHA.exec(entrada.texto.trim())?.[1];
@@ -77,13 +77,13 @@ export function lerEscolha(entrada: Entrada): Escolha | Ilegivel {
 
 const escolhaDe = (valor: string): Escolha => (valor === 'recusar' ? { recusar: true } : { sala: valor });
 
-const texto = z.string().trim().min(1);
-const Consulta = { sala: texto, inicio: texto, fim: texto };
+const TextoNaoVazio = z.string().trim().min(1);
+const CamposDaConsulta = { sala: TextoNaoVazio, inicio: TextoNaoVazio, fim: TextoNaoVazio };
 /** A data part's shape; `skill` may be left out of a booking, the one data part without it. */
 const PedidoEmDados = {
-  [SKILLS.reservar]: z.strictObject({ skill: z.literal(SKILLS.reservar).optional(), ...Consulta, responsavel: texto }),
+  [SKILLS.reservar]: z.strictObject({ skill: z.literal(SKILLS.reservar).optional(), ...CamposDaConsulta, responsavel: TextoNaoVazio }),
   [SKILLS.listar]: z.strictObject({ skill: z.literal(SKILLS.listar) }),
-  [SKILLS.consultar]: z.strictObject({ skill: z.literal(SKILLS.consultar), ...Consulta }),
+  [SKILLS.consultar]: z.strictObject({ skill: z.literal(SKILLS.consultar), ...CamposDaConsulta }),
 };
 
 function pedidoDosDados(dados: unknown): Pedido | Ilegivel {

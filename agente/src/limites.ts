@@ -5,6 +5,7 @@
  * is the one clock that dates pauses and decides when they expire.
  */
 import { noBanco } from './banco.js';
+import { DONO_ANONIMO, type Dono } from './escopo.js';
 import type { Exclusao } from './exclusao.js';
 import type { Pausa, Pausas } from './pausas.js';
 import type { PausasDaPonte, Pergunta } from './ponte.js';
@@ -14,8 +15,8 @@ export interface Limites {
   readonly validadeMs: number;
 }
 
-/** Ends a Task FAILED with this message (unless it already ended). */
-export type Encerrar = (taskId: string, mensagem: string) => Promise<void>;
+/** Ends a Task FAILED with this message (unless it already ended), as seen by its owner. */
+export type Encerrar = (taskId: string, mensagem: string, dono: Dono) => Promise<void>;
 
 export const MENSAGEM_DE_PAUSA_EXPIRADA =
   'A pergunta expirou sem resposta (o estado pendente no servidor MCP vale por tempo limitado): envie o pedido de novo.';
@@ -82,8 +83,9 @@ export class PausasLimitadas implements PausasDaPonte {
     let descartadas = 0;
     for (const taskId of taskIds) {
       const descartada = await this.exclusao.seLivre(taskId, async () => {
-        if (!(await this.base.tomar(taskId))) return false;
-        await this.encerrar(taskId, mensagem);
+        const pausa = await this.base.tomar(taskId);
+        if (!pausa) return false;
+        await this.encerrar(taskId, mensagem, pausa.dono ?? DONO_ANONIMO);
         return true;
       });
       if (descartada) descartadas += 1;

@@ -15,7 +15,7 @@ import { PausasLimitadas } from './limites.js';
 import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
 import { Atendimento } from './atendimento.js';
 import { Avisos } from './avisos.js';
-import { erroInesperado, errosDoCorpo, notasDoSdkNaLinha, registrarRequisicoes, responderErro } from './http.js';
+import { errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
 import { Ponte } from './ponte.js';
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
@@ -46,6 +46,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     exclusao,
     pausas,
     push,
+    log,
   );
   const sdk = { requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A };
 
@@ -63,13 +64,19 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
     });
   }
-  app.use(CAMINHO_A2A, express.json({ limit: config.limiteDoCorpoBytes }), errosDoCorpo(config.limiteDoCorpoBytes, 'jsonrpc'));
+  app.use(
+    CAMINHO_A2A,
+    express.json({ limit: config.limiteDoCorpoBytes }),
+    errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
+    pedidoAceitavel('jsonrpc'),
+  );
   app.use(CAMINHO_A2A, jsonRpcHandler(sdk));
   // Parsed here first, for the same body limit and error handling as JSON-RPC (the SDK's own parser allows 100 kB).
   app.use(
     CAMINHO_REST,
     express.json({ limit: config.limiteDoCorpoBytes, type: ['application/json', 'application/a2a+json'] }),
-    errosDoCorpo(config.limiteDoCorpoBytes, 'rest'),
+    errosDoPedido(log, config.limiteDoCorpoBytes, 'rest'),
+    pedidoAceitavel('rest'),
   );
   app.use(CAMINHO_REST, restHandler(sdk));
   app.use(CAMINHO_REST, (req, res) => {
@@ -81,7 +88,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       'rest',
     );
   });
-  app.use(CAMINHO_REST, erroInesperado(log, 'rest'));
+  app.use(CAMINHO_REST, errosDoPedido(log, config.limiteDoCorpoBytes, 'rest'));
   app.use((_req, res) => {
     responderErro(
       res,
@@ -90,12 +97,12 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       `Nada aqui: o endpoint A2A e ${CAMINHO_A2A} e o card esta em ${CAMINHOS.card}`,
     );
   });
-  app.use(erroInesperado(log, 'jsonrpc'));
+  app.use(errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'));
   return { app, mcp, push };
 }
 
 executarProcesso('agente', async () => {
-  notasDoSdkNaLinha();
+  notasDoSdkNaLinha(log);
   const config = lerConfiguracao();
   const armazenamento = await abrirArmazenamento({
     ...config,

@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
+import type { Dono } from './escopo.js';
 import type { Trace } from './trace.js';
 
 export interface Pausa {
@@ -21,6 +22,8 @@ export interface Pausa {
   readonly pergunta?: Readonly<Record<string, unknown>>;
   /** The Task's trace, for a continuation that brings no traceparent of its own. */
   readonly trace: Trace;
+  /** Whose Task it is, for the sweep that ends it (absent from pauses stored before owners were kept). */
+  readonly dono?: Dono;
   /** When the MCP server asked (epoch ms): a pause lives as long as its requestState. */
   readonly criadaEm: number;
 }
@@ -34,6 +37,7 @@ const PausaGuardada: z.ZodType<Pausa> = z.object({
   alternativas: z.array(z.string()),
   pergunta: z.record(z.string(), z.unknown()).optional(),
   trace: z.object({ traceId: z.string(), flags: z.string() }),
+  dono: z.object({ tenant: z.string(), usuario: z.string() }).optional(),
   criadaEm: z.number(),
 });
 

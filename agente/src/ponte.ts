@@ -31,6 +31,7 @@ import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
 import { BancoIndisponivel } from './banco.js';
 import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from './intencao.js';
+import { DONO_ANONIMO, type Dono } from './escopo.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
 import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
@@ -114,7 +115,7 @@ export class Ponte {
   ) {}
 
   /** Steps 1-4: a new Task's request, one tools/call after discovering the tool. */
-  async atender(taskId: string, entrada: Entrada, trace: Trace): Promise<Desfecho> {
+  async atender(taskId: string, entrada: Entrada, trace: Trace, dono: Dono): Promise<Desfecho> {
     const pedido = lerPedido(entrada);
     if ('erro' in pedido) return falhou(pedido.erro);
     return this.falando(async () => {
@@ -127,7 +128,8 @@ export class Ponte {
           // Read before the call: a booking the server made is never turned into a failure by a read after it.
           const politica = await this.versaoDaPolitica(trace);
           const argumentos = { ...pedido.reserva };
-          return this.traduzir(taskId, argumentos, await this.chamar(FERRAMENTAS.reservar, argumentos, trace), trace, politica);
+          const resultado = await this.chamar(FERRAMENTAS.reservar, argumentos, trace);
+          return this.traduzir(taskId, argumentos, resultado, { trace, dono }, politica);
         }
       }
     });
@@ -157,7 +159,7 @@ export class Ponte {
         inputResponses: { [pausa.chave]: escolhida.resposta },
         requestState: pausa.requestState,
       });
-      return this.traduzir(taskId, pausa.argumentos, resultado, trace, politica);
+      return this.traduzir(taskId, pausa.argumentos, resultado, { trace, dono: pausa.dono ?? DONO_ANONIMO }, politica);
     }, true);
   }
 
@@ -166,11 +168,11 @@ export class Ponte {
     taskId: string,
     argumentos: Record<string, unknown>,
     resultado: ResultadoDaFerramenta,
-    trace: Trace,
+    origem: Pick<Pausa, 'trace' | 'dono'>,
     politica: string,
   ): Promise<Desfecho> {
     if (isInputRequiredResult(resultado)) {
-      const pergunta = lerPergunta(resultado, argumentos, trace);
+      const pergunta = lerPergunta(resultado, argumentos, origem);
       await this.pausas.abrir(taskId, pergunta);
       return pausada(pergunta);
     }
@@ -190,8 +192,7 @@ export class Ponte {
     if (!ferramentas.some((oferecida) => oferecida.name === ferramenta)) {
       throw new Recusa(`O servidor MCP nao oferece a ferramenta ${ferramenta}.`);
     }
-    const resultado = await this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
-    return resultado;
+    return this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
   }
 
   /**
@@ -278,7 +279,7 @@ const PerguntaDeSala = z.object({
   params: z.object({ mode: z.literal('form'), requestedSchema: z.object({ properties: z.object({ sala: OpcoesDeSala }) }) }),
 });
 
-function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, unknown>, trace: Trace): Pergunta {
+function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, unknown>, origem: Pick<Pausa, 'trace' | 'dono'>): Pergunta {
   const entradas = Object.entries(resultado.inputRequests ?? {});
   const [entrada] = entradas;
   const pergunta = entradas.length === 1 ? PerguntaDeSala.safeParse(entrada?.[1]) : undefined;
@@ -295,7 +296,7 @@ function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, 
     requestState: resultado.requestState,
     alternativas,
     ...(requestedSchema ? { pergunta: requestedSchema } : {}),
-    trace,
+    ...origem,
   };
 }
 

@@ -6,27 +6,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { noBanco } from './banco.js';
+import { escopoDe } from './escopo.js';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
-import {
-  resolveUserScope,
-  type PushNotificationStore,
-  type ServerCallContext,
-  type StoredPushNotificationConfig,
-} from '@a2a-js/sdk/server';
-
-/** Tenant and owner, as the database stores scope every row. */
-const escopoDe = (context: ServerCallContext) => JSON.stringify([context.tenant ?? '', resolveUserScope(context)]);
+import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 
 export class WebhooksEmMemoria implements PushNotificationStore {
-  private readonly porTask = new Map<string, { escopo: string; configs: StoredPushNotificationConfig[] }>();
+  /** Task id -> the configs each caller scope keeps for it (escopoDe). */
+  private readonly porTask = new Map<string, Map<string, StoredPushNotificationConfig[]>>();
 
   save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     // The SDK answers the create with the config it handed here, so the id chosen is written back into it.
     if (!config.id) config.id = randomUUID();
-    const escopo = escopoDe(context);
     const outras = this.daTask(taskId, context).filter((guardada) => guardada.config.id !== config.id);
-    const nova = { config: structuredClone(config), wireVersion: context.requestedVersion };
-    this.porTask.set(taskId, { escopo, configs: [...outras, nova] });
+    this.guardar(taskId, context, [...outras, { config: structuredClone(config), wireVersion: context.requestedVersion }]);
     return Promise.resolve();
   }
 
@@ -38,11 +30,14 @@ export class WebhooksEmMemoria implements PushNotificationStore {
     return Promise.resolve(structuredClone(this.daTask(taskId, context)));
   }
 
-  /** Without a configId, every config of the Task goes. */
+  /** As the database's store: one config at a time (all of a Task's go with the Task, through esquecer). */
   delete(taskId: string, context: ServerCallContext, configId?: string): Promise<void> {
-    const restantes = configId === undefined ? [] : this.daTask(taskId, context).filter((guardada) => guardada.config.id !== configId);
-    if (restantes.length > 0) this.porTask.set(taskId, { escopo: escopoDe(context), configs: restantes });
-    else if (this.porTask.get(taskId)?.escopo === escopoDe(context)) this.porTask.delete(taskId);
+    if (configId === undefined) return Promise.reject(new Error('Deleting a push notification config needs its configId.'));
+    this.guardar(
+      taskId,
+      context,
+      this.daTask(taskId, context).filter((guardada) => guardada.config.id !== configId),
+    );
     return Promise.resolve();
   }
 
@@ -52,8 +47,16 @@ export class WebhooksEmMemoria implements PushNotificationStore {
   }
 
   private daTask(taskId: string, context: ServerCallContext): StoredPushNotificationConfig[] {
-    const daTask = this.porTask.get(taskId);
-    return daTask?.escopo === escopoDe(context) ? daTask.configs : [];
+    return this.porTask.get(taskId)?.get(escopoDe(context)) ?? [];
+  }
+
+  /** Nothing is kept for a scope, or a Task, left with no config. */
+  private guardar(taskId: string, context: ServerCallContext, configs: StoredPushNotificationConfig[]): void {
+    const porEscopo = this.porTask.get(taskId) ?? new Map<string, StoredPushNotificationConfig[]>();
+    if (configs.length > 0) porEscopo.set(escopoDe(context), configs);
+    else porEscopo.delete(escopoDe(context));
+    if (porEscopo.size > 0) this.porTask.set(taskId, porEscopo);
+    else this.porTask.delete(taskId);
   }
 }
 

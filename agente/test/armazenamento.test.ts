@@ -2,23 +2,33 @@
  * The agent's stores: one contract for every pause engine (memory, SQLite,
  * PostgreSQL), the limits and the clock over them, the Task turns, the
  * Task stores, and one ListTasks contract for the Task store in memory and
- * the SDK's DatabaseTaskStore (SQLite, PostgreSQL).
+ * the SDK's DatabaseTaskStore (SQLite, PostgreSQL), and one contract for
+ * the webhook stores (memory, and the SDK's DatabasePushNotificationStore).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { ListTasksRequest, Task, TaskState, type ListTasksResponse, type StreamResponse } from '@a2a-js/sdk';
+import { ListTasksRequest, Task, TaskPushNotificationConfig, TaskState, type ListTasksResponse, type StreamResponse } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
-import { DatabaseTaskStore, TASK_TABLE, type TaskDatabase } from '@a2a-js/sdk/server/database';
+import { ServerCallContext, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  DatabasePushNotificationStore,
+  DatabaseTaskStore,
+  PUSH_NOTIFICATION_TABLE,
+  TASK_TABLE,
+  type PushNotificationDatabase,
+  type TaskDatabase,
+} from '@a2a-js/sdk/server/database';
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { encerradorDeTarefas, TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
+import { DONO_ANONIMO, type Dono } from '../src/escopo.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas, mensagemDeExcesso } from '../src/limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type TabelaDePausas } from '../src/pausas.js';
 import type { Pergunta } from '../src/ponte.js';
+import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/webhooks.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 /** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */
@@ -150,18 +160,20 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
   const montar = (maxPausadas: number, exclusao: Exclusao = new ExclusaoLocal()) => {
     let agora = 1_000_000;
     const encerradas: [string, string][] = [];
+    const donos: Dono[] = [];
     const base = new PausasEmMemoria();
     const pausas = new PausasLimitadas(
       base,
       { maxPausadas, validadeMs: 600_000 },
-      (id, msg) => {
+      (id, msg, dono) => {
         encerradas.push([id, msg]);
+        donos.push(dono);
         return Promise.resolve();
       },
       exclusao,
       () => agora,
     );
-    return { base, pausas, encerradas, pergunta, avancar: (ms: number) => (agora += ms) };
+    return { base, pausas, encerradas, donos, pergunta, avancar: (ms: number) => (agora += ms) };
   };
 
   it('dates each new question with its clock, and says when a taken pause outlived its requestState', async () => {
@@ -187,14 +199,16 @@ describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
     assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['b', 'c']);
   });
 
-  it('a pause older than its lifetime is swept and its Task ended', async () => {
-    const { pausas, base, pergunta, encerradas, avancar } = montar(10);
-    await pausas.abrir('velha', pergunta);
+  it('a pause older than its lifetime is swept and its Task ended, as its owner in its tenant', async () => {
+    const { pausas, base, pergunta, encerradas, donos, avancar } = montar(10);
+    const acme: Dono = { tenant: 'acme', usuario: 'ana' };
+    await pausas.abrir('velha', { ...pergunta, dono: acme });
     avancar(300_000);
     await pausas.abrir('nova', pergunta);
     avancar(300_000);
     assert.equal(await pausas.varrer(), 1);
     assert.deepEqual(encerradas, [['velha', MENSAGEM_DE_PAUSA_EXPIRADA]]);
+    assert.deepEqual(donos, [acme]);
     assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['nova']);
   });
 
@@ -580,8 +594,8 @@ describe('encerradorDeTarefas', () => {
     });
     await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
     await tarefas.save(Task.fromJSON({ id: 'pronta', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
-    await encerrar('pausada', MENSAGEM_DE_PAUSA_EXPIRADA);
-    await encerrar('pronta', MENSAGEM_DE_PAUSA_EXPIRADA);
+    await encerrar('pausada', MENSAGEM_DE_PAUSA_EXPIRADA, DONO_ANONIMO);
+    await encerrar('pronta', MENSAGEM_DE_PAUSA_EXPIRADA, DONO_ANONIMO);
     const lida = await tarefas.load('pausada', anonimo);
     assert.equal(lida?.status?.state, TaskState.TASK_STATE_FAILED);
     assert.deepEqual(
@@ -595,4 +609,83 @@ describe('encerradorDeTarefas', () => {
     );
     assert.equal((await tarefas.load('pronta', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
+
+  it('finds and ends a Task of another tenant as its owner', async () => {
+    const tarefas = new TarefasEmMemoria(10);
+    const dono: Dono = { tenant: 'acme', usuario: 'unknown' };
+    const naAcme = new ServerCallContext({ tenant: 'acme' });
+    await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), naAcme);
+    await encerradorDeTarefas(tarefas, { send: () => Promise.resolve() })('pausada', MENSAGEM_DE_PAUSA_EXPIRADA, dono);
+    assert.equal((await tarefas.load('pausada', naAcme))?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.equal(await tarefas.load('pausada', new ServerCallContext()), undefined, 'still out of sight of other tenants');
+  });
 });
+
+async function webhooksNoBanco(dialeto: 'sqlite' | 'postgres'): Promise<PushNotificationStore> {
+  const dialect: Dialect =
+    dialeto === 'sqlite'
+      ? new SqliteDialect({ database: new Sqlite(':memory:') })
+      : new PostgresDialect({
+          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`push_${randomUUID().replaceAll('-', '')}`) }),
+        });
+  const db = new Kysely<PushNotificationDatabase>({ dialect });
+  abertos.push(db);
+  const texto = (tamanho: number) => `varchar(${tamanho}) collate ${dialeto === 'sqlite' ? 'binary' : '"C"'}`;
+  await sql
+    .raw(
+      `create table ${PUSH_NOTIFICATION_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null,
+        task_id ${texto(36)} not null, config_id ${texto(36)} not null, config_data text, protocol_version varchar(255),
+        primary key (tenant, owner, task_id, config_id))`,
+    )
+    .execute(db);
+  return new WebhooksNoBanco(new DatabasePushNotificationStore(db));
+}
+
+for (const [nome, criar] of [
+  ['WebhooksEmMemoria', () => Promise.resolve(new WebhooksEmMemoria())],
+  ['DatabasePushNotificationStore (SQLite)', () => webhooksNoBanco('sqlite')],
+  ['DatabasePushNotificationStore (PostgreSQL)', () => webhooksNoBanco('postgres')],
+] as const) {
+  describe(`Webhook store contract: ${nome}`, () => {
+    const anonimo = new ServerCallContext({ requestedVersion: '1.0' });
+    const config = (taskId: string, id: string, url = 'http://127.0.0.1/hook') =>
+      TaskPushNotificationConfig.fromJSON({ taskId, id, url, token: `tok-${id}`, authentication: { scheme: 'Bearer', credentials: 'c' } });
+    const porId = (configs: TaskPushNotificationConfig[]) => configs.map((lida) => [lida.id, lida.url, lida.token]).sort();
+
+    it('keeps each Task its own configs, whole; the same id replaces, another adds', async () => {
+      const webhooks = await criar();
+      await webhooks.save('t1', anonimo, config('t1', 'a'));
+      await webhooks.save('t1', anonimo, config('t1', 'b'));
+      await webhooks.save('t1', anonimo, config('t1', 'a', 'http://127.0.0.1/outro'));
+      await webhooks.save('t2', anonimo, config('t2', 'a'));
+      assert.deepEqual(porId(await webhooks.load('t1', anonimo)), [
+        ['a', 'http://127.0.0.1/outro', 'tok-a'],
+        ['b', 'http://127.0.0.1/hook', 'tok-b'],
+      ]);
+      assert.deepEqual(await webhooks.load('t2', anonimo), [config('t2', 'a')]);
+      assert.deepEqual(await webhooks.load('t3', anonimo), []);
+    });
+
+    it('names a config saved without an id', async () => {
+      const webhooks = await criar();
+      const semId = config('t1', '');
+      await webhooks.save('t1', anonimo, semId);
+      assert.ok(semId.id, 'the id chosen is written back');
+      assert.deepEqual(porId(await webhooks.load('t1', anonimo)), [[semId.id, 'http://127.0.0.1/hook', 'tok-']]);
+    });
+
+    it("deletes one config by id, never another tenant's, and refuses a delete without an id", async () => {
+      const webhooks = await criar();
+      const acme = new ServerCallContext({ tenant: 'acme', requestedVersion: '1.0' });
+      await webhooks.save('t1', anonimo, config('t1', 'a'));
+      await webhooks.save('t1', anonimo, config('t1', 'b'));
+      await webhooks.save('t1', acme, config('t1', 'a'));
+      assert.deepEqual(await webhooks.load('t1', new ServerCallContext({ tenant: 'outra' })), [], 'another tenant sees nothing');
+      await webhooks.delete('t1', acme, 'a');
+      await webhooks.delete('t1', anonimo, 'b');
+      assert.deepEqual(porId(await webhooks.load('t1', anonimo)), [['a', 'http://127.0.0.1/hook', 'tok-a']]);
+      assert.deepEqual(await webhooks.load('t1', acme), []);
+      await assert.rejects(webhooks.delete('t1', anonimo));
+    });
+  });
+}

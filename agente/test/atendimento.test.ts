@@ -1,8 +1,9 @@
 /**
  * What Atendimento adds to the SDK's request handler, against a scripted
  * executor: a stream runs to its end without its reader, a webhook or a
- * name past the limits is refused before anything starts, and a paused
- * Task canceled by the SDK is told to its webhooks.
+ * name past the limits is refused before anything starts, webhook secrets
+ * are never read back, and a paused Task canceled by the SDK is told to
+ * its webhooks.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -52,6 +53,7 @@ function montar() {
   const executor = new ExecutorRoteirizado();
   const avisados: StreamResponse[] = [];
   const configs = new WebhooksEmMemoria();
+  const linhas: string[] = [];
   const atendimento = new Atendimento(
     AgentCard.fromJSON(agentCard(new URL('http://agente.test/'))),
     tarefas,
@@ -68,8 +70,9 @@ function montar() {
       },
       hosts: new Set(['127.0.0.1']),
     },
+    (linha) => linhas.push(linha),
   );
-  return { tarefas, executor, avisados, configs, atendimento };
+  return { tarefas, executor, avisados, configs, atendimento, linhas };
 }
 
 const contexto = () => new ServerCallContext({ requestedVersion: '1.0' });
@@ -95,7 +98,11 @@ describe('Atendimento', () => {
     const { atendimento, tarefas } = montar();
     const webhook = (url: string, id = '') => ({ configuration: { taskPushNotificationConfig: { url, id } } });
     const casos: [SendMessageRequest, ServerCallContext, RegExp][] = [
-      [pedido(webhook('http://10.0.0.1/x')), contexto(), /^Webhook recusado: o host "10\.0\.0\.1" nao esta em AGENTE_PUSH_HOSTS/],
+      [
+        pedido(webhook('http://10.0.0.1/x')),
+        contexto(),
+        /^Webhook recusado: o host "10\.0\.0\.1" na porta 80 nao esta em AGENTE_PUSH_HOSTS$/,
+      ],
       [pedido(webhook('http://127.0.0.1/x', 'i'.repeat(37))), contexto(), /^O id do webhook tem mais de 36 caracteres\.$/],
       [
         SendMessageRequest.fromJSON({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], contextId: 'c'.repeat(37) } }),
@@ -103,16 +110,24 @@ describe('Atendimento', () => {
         /^contextId com mais de 36 caracteres\.$/,
       ],
       [pedido(), new ServerCallContext({ tenant: 't'.repeat(256) }), /^tenant com mais de 255 caracteres\.$/],
+      [
+        SendMessageRequest.fromJSON({
+          message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], referenceTaskIds: Array.from({ length: 17 }, String) },
+        }),
+        contexto(),
+        /^referenceTaskIds com mais de 16 Tasks\.$/,
+      ],
+      [
+        pedido({ configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1/x', token: 'a\r\nX-Injetado: 1' } } }),
+        contexto(),
+        /^O token ou as credenciais do webhook trazem caracteres que nao cabem num cabecalho HTTP\.$/,
+      ],
     ];
     for (const [params, ctx, mensagem] of casos) {
-      await assert.rejects(
-        atendimento.sendMessage(params, ctx),
-        (erro: Error) => erro instanceof RequestMalformedError && mensagem.test(erro.message),
-      );
-      assert.throws(
-        () => atendimento.sendMessageStream(params, ctx),
-        (erro: Error) => erro instanceof RequestMalformedError && mensagem.test(erro.message),
-      );
+      const recusado = (erro: Error) => erro instanceof RequestMalformedError && mensagem.test(erro.message);
+      await assert.rejects(atendimento.sendMessage(params, ctx), recusado);
+      // A stream refuses at its first read, before a transport writes any header.
+      await assert.rejects(atendimento.sendMessageStream(params, ctx).next(), recusado);
     }
     assert.equal((await tarefas.list(ListTasksRequest.fromJSON({ pageSize: 10 }), contexto())).totalSize, 0, 'no Task was opened');
   });
@@ -124,6 +139,55 @@ describe('Atendimento', () => {
     for (let i = 0; i < 10; i++) await atendimento.createTaskPushNotificationConfig(config(`w${String(i)}`), contexto());
     await atendimento.createTaskPushNotificationConfig(config('w3'), contexto());
     await assert.rejects(atendimento.createTaskPushNotificationConfig(config('w10'), contexto()), /ja tem 10 webhooks/);
+    // Nor past the cap through a continuation that brings its own webhook.
+    const continuacao = SendMessageRequest.fromJSON({
+      message: { messageId: 'm2', role: 'ROLE_USER', taskId: 't', parts: [{ text: 'recusar' }] },
+      configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1/outro', id: 'w11' } },
+    });
+    await assert.rejects(atendimento.sendMessage(continuacao, contexto()), /^RequestMalformedError: A Task t ja tem 10 webhooks/);
+    await assert.rejects(atendimento.sendMessageStream(continuacao, contexto()).next(), /ja tem 10 webhooks/);
+  });
+
+  it('reads a webhook back without its token or credentials, and still delivers with them', async () => {
+    const { atendimento, tarefas, configs } = montar();
+    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
+    const com = TaskPushNotificationConfig.fromJSON({
+      taskId: 't',
+      id: 'w',
+      url: 'http://127.0.0.1/hook',
+      token: 'tok-secreto',
+      authentication: { scheme: 'Bearer', credentials: 'cred-secreta' },
+    });
+    const sem = TaskPushNotificationConfig.fromJSON({ taskId: 't', id: 'sem', url: 'http://127.0.0.1/hook' });
+    await atendimento.createTaskPushNotificationConfig(com, contexto());
+    await atendimento.createTaskPushNotificationConfig(sem, contexto());
+    const lida = await atendimento.getTaskPushNotificationConfig({ tenant: '', taskId: 't', id: 'w' }, contexto());
+    assert.equal(lida.token, '********');
+    assert.deepEqual(lida.authentication, { scheme: 'Bearer', credentials: '********' });
+    const lista = await atendimento.listTaskPushNotificationConfigs({ tenant: '', taskId: 't', pageSize: 0, pageToken: '' }, contexto());
+    assert.deepEqual(
+      lista.configs.map((config) => [config.id, config.token]),
+      [
+        ['w', '********'],
+        ['sem', ''],
+      ],
+    );
+    const guardadas = await configs.load('t', contexto());
+    assert.equal(guardadas[0]?.token, 'tok-secreto', 'the store keeps the secret for the deliveries');
+  });
+
+  it('a stream whose reader left and whose producer then fails says so in the log', async () => {
+    const { atendimento, tarefas, executor, linhas } = montar();
+    const fluxo = atendimento.sendMessageStream(pedido(), contexto());
+    await fluxo.next();
+    await fluxo.return(undefined);
+    tarefas.save = () => Promise.reject(new Error('banco caiu'));
+    executor.liberar();
+    await new Promise<void>((resolver) => {
+      const esperar = () => (linhas.length > 0 ? resolver() : setImmediate(esperar));
+      esperar();
+    });
+    assert.deepEqual(linhas, ['stream sem leitor falhou: banco caiu']);
   });
 
   it('a paused Task canceled is told to its webhooks once, and a second cancel tells nothing', async () => {

@@ -111,7 +111,7 @@ describe('Avisos: what a push notification carries', () => {
     assert.equal(linhas.length, 1);
     assert.match(
       linhas[0] ?? '',
-      /^push task=t1 evento=statusUpdate:TASK_STATE_COMPLETED destino=http:\/\/127\.0\.0\.1:\d+\/hook http=200 tentativa=1 \d+\.\dms$/,
+      /^push task=t1 evento=statusUpdate:TASK_STATE_COMPLETED destino=http:\/\/127\.0\.0\.1:\d+ http=200 tentativa=1 \d+\.\dms$/,
     );
   });
 
@@ -271,7 +271,7 @@ describe('Avisos: failures and retries', () => {
 
     assert.deepEqual(alvo.recebidos, []);
     assert.equal(linhas.length, 1);
-    assert.match(linhas[0] ?? '', /recusado: o host "127\.0\.0\.1" nao esta em AGENTE_PUSH_HOSTS \(permitidos: localhost\)$/);
+    assert.match(linhas[0] ?? '', /recusado: o host "127\.0\.0\.1" na porta \d+ nao esta em AGENTE_PUSH_HOSTS$/);
   });
 
   it('resolves, with a log line, when the store fails', async () => {
@@ -321,9 +321,9 @@ describe('destinoRecusado', () => {
     );
     assert.equal(
       destinoRecusado('https://evil.example/hook', LOOPBACK),
-      'o host "evil.example" nao esta em AGENTE_PUSH_HOSTS (permitidos: localhost, 127.0.0.1, ::1)',
+      'o host "evil.example" na porta 443 nao esta em AGENTE_PUSH_HOSTS',
     );
-    assert.match(destinoRecusado('http://[::2]/hook', LOOPBACK) ?? '', /^o host "::2" nao esta em AGENTE_PUSH_HOSTS/);
+    assert.match(destinoRecusado('http://[::2]/hook', LOOPBACK) ?? '', /^o host "::2" na porta 80 nao esta em AGENTE_PUSH_HOSTS/);
     assert.match(destinoRecusado('http://127.0.0.2/hook', LOOPBACK) ?? '', /^o host "127\.0\.0\.2"/);
   });
 });
@@ -340,10 +340,26 @@ describe('AGENTE_PUSH_HOSTS', () => {
     assert.deepEqual(hosts(' Hooks.Example.com ,10.0.0.5, [::1],fe80::1 '), ['hooks.example.com', '10.0.0.5', '::1', 'fe80::1']);
     assert.deepEqual(hosts('0:0:0:0:0:0:0:1,127.1'), ['::1', '127.0.0.1']);
   });
-  it('refuses an entry with a scheme, port, path or space, naming it', () => {
+  it('reads host:port entries, IPv6 in brackets, each allowing that port only', () => {
+    assert.deepEqual(hosts('LocalHost:9000,[::1]:80,127.1:443,hooks.example.com'), [
+      'localhost:9000',
+      '[::1]:80',
+      '127.0.0.1:443',
+      'hooks.example.com',
+    ]);
+    const permitidos = new Set(hosts('localhost:9000,[::1]:80,127.0.0.1:443'));
+    for (const url of ['http://localhost:9000/a', 'http://[::1]/a', 'http://[::1]:80/a', 'https://127.0.0.1/a'])
+      assert.equal(destinoRecusado(url, permitidos), undefined, url);
+    assert.equal(destinoRecusado('http://localhost:9001/a', permitidos), 'o host "localhost" na porta 9001 nao esta em AGENTE_PUSH_HOSTS');
+    assert.equal(destinoRecusado('https://[::1]/a', permitidos), 'o host "::1" na porta 443 nao esta em AGENTE_PUSH_HOSTS');
+    assert.equal(destinoRecusado('http://127.0.0.1/a', permitidos), 'o host "127.0.0.1" na porta 80 nao esta em AGENTE_PUSH_HOSTS');
+  });
+  it('refuses an entry with a scheme, bad port, path or space, naming it', () => {
     for (const entrada of [
       'http://hooks.example.com',
-      'localhost:4000',
+      'localhost:99999',
+      'localhost:',
+      '::1:9000x',
       'hooks.example.com/hook',
       'hooks example.com',
       '[localhost]',

@@ -173,6 +173,22 @@ describe('hostile and broken input', () => {
       assert.ok(erroDe(JSON.parse(texto)), corpo.slice(0, 80));
       assert.doesNotMatch(texto, /at .*\.(ts|js):\d+/);
     }
+    // What the SDK would trip on (a TypeError, a stack too deep) is answered as the client's mistake, with the request's id.
+    for (const [params, mensagem] of [
+      [
+        '{"message":{"messageId":"m","role":"ROLE_USER","parts":[null,"x"]}}',
+        'cada item de message.parts deve ser um objeto (text, data, url ou raw)',
+      ],
+      [`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`, 'JSON aninhado alem de 64 niveis'],
+    ] as const) {
+      const resposta = await postar(a2aUrl, `{"jsonrpc":"2.0","id":"p1","method":"SendMessage","params":${params}}`);
+      assert.equal(resposta.status, 400);
+      assert.deepEqual(await resposta.json(), {
+        jsonrpc: '2.0',
+        id: 'p1',
+        error: { code: -32602, message: `Invalid params: ${mensagem}` },
+      });
+    }
     assert.equal((await fetch(`${processos.agente.url}/.well-known/agent-card.json`)).status, 200, 'still serving');
   });
 
@@ -191,7 +207,7 @@ describe('hostile and broken input', () => {
     }
   });
 
-  it('A2A: enormous or control-character text ends FAILED with a clear message, and books nothing', async () => {
+  it('A2A: enormous or control-character text ends FAILED with a clear message, NUL is refused at the door, and nothing is booked', async () => {
     const reservasFeitas = async () =>
       (await linhasAte(processos.mcp, (id) => chamar(processos.mcp.url, { metodo: 'tools/list', id }))).filter(
         (linha) => linha.includes('metodo=tools/call') && linha.includes('resultado=complete'),
@@ -199,11 +215,11 @@ describe('hostile and broken input', () => {
     const antes = await reservasFeitas();
     const fora = MENSAGEM_FORA_DO_FORMATO;
     const casos: [texto: string, esperada: string][] = [
-      ['\u0000\u0007\u001b[31m'.repeat(1_000), fora],
+      ['\u0007\u001b[31m\u007f'.repeat(1_000), fora],
       [`reservar ${'a'.repeat(60_000)}`, fora],
       // Inside the format: the MCP server refuses it, and its exact text ends the Task.
       [
-        'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0000',
+        'reservar sala=sala-aquario inicio=x fim=y responsavel=\u0007',
         'Data/hora invalida em inicio: use ISO 8601 com fuso explicito, por exemplo 2026-11-03T14:00:00-03:00',
       ],
     ];
@@ -213,6 +229,13 @@ describe('hostile and broken input', () => {
       assert.equal(estado(resposta), 'TASK_STATE_FAILED');
       assert.equal(mensagem(resposta), esperada);
     }
+    // No database text column takes NUL: refused before any Task exists, the same with or without TASKS_DB.
+    const comNul = await enviar(processos.agente.url, 'reservar sala=sala-aquario responsavel=\u0000');
+    assert.equal(comNul.status, 400);
+    assert.deepEqual(comNul.corpo.error, {
+      code: -32602,
+      message: 'Invalid params: o corpo traz o caractere NUL (\\u0000), que nao e aceito',
+    });
     assert.equal(await reservasFeitas(), antes, 'no tools/call completed');
   });
 

@@ -10,6 +10,7 @@ import { MENSAGEM_SEM_PAUSA, Ponte } from '../src/ponte.js';
 import { MENSAGEM_ESCOLHA_FORA_DO_FORMATO } from '../src/intencao.js';
 import { objeto } from 'compartilhado/log';
 import { novoTrace } from '../src/trace.js';
+import { DONO_ANONIMO } from '../src/escopo.js';
 import type { Entrada } from '../src/intencao.js';
 
 const PEDIDO: Entrada = {
@@ -98,7 +99,7 @@ const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: stri
 describe('Ponte', () => {
   it('a request outside the format fails with the format, without calling MCP', async () => {
     const { mcp, ponte } = montar([]);
-    const desfecho = await ponte.atender('t', { texto: 'quero uma sala' }, novoTrace());
+    const desfecho = await ponte.atender('t', { texto: 'quero uma sala' }, novoTrace(), DONO_ANONIMO);
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /reservar sala=<id> inicio=<iso8601> fim=<iso8601> responsavel=<nome>/);
     assert.equal(mcp.chamadas.length + mcp.ferramentasListadas, 0);
@@ -106,19 +107,22 @@ describe('Ponte', () => {
 
   it('discovers the tool before calling it, and fails clearly when it is missing', async () => {
     const { mcp, ponte } = montar([], ['listar_salas']);
-    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.deepEqual(desfecho, { estado: 'falhou', mensagem: 'O servidor MCP nao oferece a ferramenta reservar_sala.' });
     assert.equal(mcp.ferramentasListadas, 1);
   });
 
   it('a tool error fails the Task with the exact text', async () => {
     const { ponte } = montar([{ content: [{ type: 'text', text: 'Sala inexistente: sala-x' }], isError: true }]);
-    assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace()), { estado: 'falhou', mensagem: 'Sala inexistente: sala-x' });
+    assert.deepEqual(await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), {
+      estado: 'falhou',
+      mensagem: 'Sala inexistente: sala-x',
+    });
   });
 
   it('a booking completes with the artifact and the policy version read from the resource', async () => {
     const { ponte } = montar([reservada('sala-garagem')]);
-    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.equal(desfecho.estado, 'concluida');
     assert.equal(desfecho.artefato.nome, 'reserva');
     assert.deepEqual(desfecho.artefato.dados, {
@@ -147,7 +151,7 @@ describe('Ponte', () => {
       ],
     ] as const) {
       const { ponte } = montar([resultado]);
-      const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+      const desfecho = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
       assert.ok(desfecho.estado === 'pausada', desfecho.mensagem);
       assert.equal(desfecho.mensagem, linha);
       assert.deepEqual(desfecho.dados.alternativas, linha.replace('alternativas: ', '').split(', '));
@@ -163,7 +167,7 @@ describe('Ponte', () => {
   it('the answer repeats the original call with inputResponses under the same key and the state unchanged', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
     const trace = novoTrace();
-    await ponte.atender('t', PEDIDO, trace);
+    await ponte.atender('t', PEDIDO, trace, DONO_ANONIMO);
     const desfecho = await responder(ponte, 't', 'escolha=sala-mirante');
     assert.equal(desfecho.estado, 'concluida');
     const [primeira, retry] = mcp.chamadas;
@@ -178,7 +182,7 @@ describe('Ponte', () => {
 
   it('an answer in a data part is relayed like its text', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.equal((await responder(ponte, 't', { texto: '', dados: { escolha: 'sala-mirante' } })).estado, 'concluida');
     assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, {
       chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } },
@@ -202,14 +206,14 @@ describe('Ponte', () => {
         },
       },
     ]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
     assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, { chave_do_servidor: { action: 'decline' } });
   });
 
   it('a choice outside the list, or other text, repeats the question without calling MCP, keeping the pause as it was', async () => {
     const { mcp, ponte, pausas } = montar([pausa(['sala-fusca', 'sala-mirante'])]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     const antes = await pausas.tomar('t');
     assert.ok(antes, 'the Task is paused');
     await pausas.devolver('t', antes.pausa);
@@ -232,7 +236,7 @@ describe('Ponte', () => {
 
   it('a retry answered with input_required pauses again with the new list and state', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), pausa(['sala-mirante'], 'estado-2'), reservada('sala-mirante')]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     const outra = await responder(ponte, 't', 'escolha=sala-fusca');
     assert.deepEqual([outra.estado, outra.mensagem], ['pausada', 'alternativas: sala-mirante']);
     await responder(ponte, 't', 'escolha=sala-mirante');
@@ -241,7 +245,7 @@ describe('Ponte', () => {
 
   it('two answers racing past the Task turn: only one takes the pause and reaches MCP', async () => {
     const { mcp, ponte } = montar([pausa(['a', 'b']), reservada('a')]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     tomadas = 0;
     const desfechos = await Promise.all([responder(ponte, 't', 'escolha=a'), responder(ponte, 't', 'escolha=b')]);
     assert.deepEqual(desfechos.map((d) => d.estado).sort(), ['concluida', 'falhou']);
@@ -252,8 +256,8 @@ describe('Ponte', () => {
 
   it('paused state is per Task', async () => {
     const { mcp, ponte } = montar([pausa(['a'], 'sa'), pausa(['b'], 'sb'), reservada('b'), reservada('a')]);
-    await ponte.atender('A', PEDIDO, novoTrace());
-    await ponte.atender('B', PEDIDO, novoTrace());
+    await ponte.atender('A', PEDIDO, novoTrace(), DONO_ANONIMO);
+    await ponte.atender('B', PEDIDO, novoTrace(), DONO_ANONIMO);
     await responder(ponte, 'B', 'escolha=b');
     await responder(ponte, 'A', 'escolha=a');
     assert.deepEqual(
@@ -264,7 +268,7 @@ describe('Ponte', () => {
 
   it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
     const { ponte, pausas } = montar([pausa(['a']), new TypeError('fetch failed')]);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     const desfecho = await responder(ponte, 't', 'escolha=a');
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /^Servidor MCP indisponivel em http:\/\/mcp\.test\/mcp: fetch failed/);
@@ -273,14 +277,14 @@ describe('Ponte', () => {
 
   it('a booking result outside the contract fails the Task instead of inventing a booking', async () => {
     const { ponte } = montar([{ content: [], structuredContent: { reservado: true, sala: 7 } }]);
-    const desfecho = await ponte.atender('t', PEDIDO, novoTrace());
+    const desfecho = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /^O servidor MCP respondeu reservar_sala fora do contrato/);
   });
 
   it('an elicitation it cannot relay fails instead of guessing', async () => {
     const { ponte } = montar([perguntaDoFio({ type: 'string' })]);
-    assert.equal((await ponte.atender('t', PEDIDO, novoTrace())).estado, 'falhou');
+    assert.equal((await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO)).estado, 'falhou');
   });
 });
 
@@ -294,7 +298,7 @@ describe('Ponte, read-only skills', () => {
     // Keys out of the contract's order: the artifact keeps the server's JSON as it came.
     const escrito = { salas: [{ recursos: ['tv'], capacidade: 12, nome: 'Fusca', id: 'sala-fusca' }] };
     const { mcp, ponte } = montar([{ content: [], structuredContent: escrito }], TODAS);
-    const desfecho = await ponte.atender('t', { texto: 'listar salas' }, novoTrace());
+    const desfecho = await ponte.atender('t', { texto: 'listar salas' }, novoTrace(), DONO_ANONIMO);
     assert.deepEqual(desfecho, { estado: 'concluida', mensagem: '1 salas: sala-fusca.', artefato: { nome: 'salas', dados: escrito } });
     assert.ok(desfecho.estado === 'concluida');
     assert.equal(JSON.stringify(desfecho.artefato.dados), JSON.stringify(escrito));
@@ -310,7 +314,7 @@ describe('Ponte, read-only skills', () => {
       [ocupada, 'sala-fusca ocupada de a a b: res-0001.'],
     ] as const) {
       const { mcp, ponte } = montar([{ content: [], structuredContent: resultado }], TODAS);
-      assert.deepEqual(await ponte.atender('t', consulta, novoTrace()), {
+      assert.deepEqual(await ponte.atender('t', consulta, novoTrace(), DONO_ANONIMO), {
         estado: 'concluida',
         mensagem,
         artefato: { nome: 'disponibilidade', dados: resultado },
@@ -321,7 +325,7 @@ describe('Ponte, read-only skills', () => {
 
   it("a tool error fails with the tool's exact text; a result outside the contract, or a question, fails clearly", async () => {
     const erro = { content: [{ type: 'text' as const, text: 'Sala inexistente: sala-x' }], isError: true };
-    assert.deepEqual(await montar([erro], TODAS).ponte.atender('t', consulta, novoTrace()), {
+    assert.deepEqual(await montar([erro], TODAS).ponte.atender('t', consulta, novoTrace(), DONO_ANONIMO), {
       estado: 'falhou',
       mensagem: 'Sala inexistente: sala-x',
     });
@@ -329,15 +333,16 @@ describe('Ponte, read-only skills', () => {
       't',
       { texto: 'listar salas' },
       novoTrace(),
+      DONO_ANONIMO,
     );
     assert.match(fora.mensagem, /^O servidor MCP respondeu listar_salas fora do contrato/);
-    const pergunta = await montar([pausa(['a'])], TODAS).ponte.atender('t', { texto: 'listar salas' }, novoTrace());
+    const pergunta = await montar([pausa(['a'])], TODAS).ponte.atender('t', { texto: 'listar salas' }, novoTrace(), DONO_ANONIMO);
     assert.deepEqual(pergunta, { estado: 'falhou', mensagem: 'O servidor MCP fez uma pergunta que este agente nao sabe repassar.' });
   });
 
   it('a tool the server does not offer fails without calling it', async () => {
     const { mcp, ponte } = montar([], ['reservar_sala']);
-    assert.deepEqual(await ponte.atender('t', { texto: '', dados: { skill: 'listar-salas' } }, novoTrace()), {
+    assert.deepEqual(await ponte.atender('t', { texto: '', dados: { skill: 'listar-salas' } }, novoTrace(), DONO_ANONIMO), {
       estado: 'falhou',
       mensagem: 'O servidor MCP nao oferece a ferramenta listar_salas.',
     });
@@ -357,7 +362,7 @@ describe('Ponte and the pause lifetime', () => {
       () => agora,
     );
     const ponte = new Ponte(mcp, pausas);
-    await ponte.atender('t', PEDIDO, novoTrace());
+    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     agora += 600_000;
     assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
     assert.equal(mcp.chamadas.length, 1);

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLegacyRequest, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
+import { problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
@@ -54,20 +55,6 @@ function responderErro(res: ServerResponse, status: number, codigo: number, mens
 }
 
 class CorpoGrandeDemais extends Error {}
-
-/** The SDK validates recursively: a body nested thousands deep would overflow its stack. */
-const PROFUNDIDADE_MAXIMA = 64;
-
-function dentroDaProfundidade(valor: unknown, maxima: number): boolean {
-  const pendentes: [unknown, number][] = [[valor, 0]];
-  for (let par = pendentes.pop(); par; par = pendentes.pop()) {
-    const [atual, nivel] = par;
-    if (typeof atual !== 'object' || atual === null) continue;
-    if (nivel >= maxima) return false;
-    for (const filho of Object.values(atual)) pendentes.push([filho, nivel + 1]);
-  }
-  return true;
-}
 
 async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
   const partes: Buffer[] = [];
@@ -174,16 +161,9 @@ export function criarAtendimento(
           return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
         }
         registro.id = objeto(pedido)?.id;
-        if (!dentroDaProfundidade(pedido, PROFUNDIDADE_MAXIMA)) {
-          return Object.assign(
-            registro,
-            responderErro(
-              res,
-              400,
-              ProtocolErrorCode.InvalidRequest,
-              `Invalid Request: JSON aninhado alem de ${PROFUNDIDADE_MAXIMA} niveis`,
-            ),
-          );
+        const problema = problemaNoJson(pedido);
+        if (problema !== undefined) {
+          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${problema}`));
         }
         // The SDK answers a request without the envelope as an unsupported
         // revision (-32022); the spec wants the missing _meta field named, -32602.

@@ -1,0 +1,29 @@
+/**
+ * Whose a Task is: the tenant and the user the SDK's stores scope every
+ * row by. Kept with a pause, so the sweep that ends an expired pause finds
+ * the Task where its owner does, and shared by every store here.
+ */
+import { resolveUserScope, ServerCallContext, type User } from '@a2a-js/sdk/server';
+
+export interface Dono {
+  readonly tenant: string;
+  /** The user's scope as the SDK resolves it (`unknown` for an unauthenticated caller). */
+  readonly usuario: string;
+}
+
+export const donoDe = (contexto: ServerCallContext): Dono => ({ tenant: contexto.tenant ?? '', usuario: resolveUserScope(contexto) });
+
+/** The key a store files a row under: JSON keeps the pair unambiguous. */
+export const escopoDe = (contexto: ServerCallContext): string => {
+  const { tenant, usuario } = donoDe(contexto);
+  return JSON.stringify([tenant, usuario]);
+};
+
+/** A caller the stores see as `dono`, for the agent's own writes to a Task (an expired pause). */
+export function contextoDe(dono: Dono): ServerCallContext {
+  const usuario: User = { isAuthenticated: false, userName: dono.usuario };
+  return new ServerCallContext({ user: usuario, ...(dono.tenant ? { tenant: dono.tenant } : {}) });
+}
+
+/** Whom a pause stored before owners were kept belongs to: the unauthenticated caller, no tenant. */
+export const DONO_ANONIMO: Dono = { tenant: '', usuario: 'unknown' };
