@@ -37,14 +37,16 @@ export type PedidoDeReserva = z.infer<typeof PedidoDeReserva>;
 
 /** reservar_sala's structuredContent: a booking made, or why none was (`motivo`). */
 export const ResultadoDaReserva = z.object({
-  reserva: z.string().nullable(),
+  // A description on the string branch keeps zod's JSON Schema as anyOf [string, null] instead of
+  // `type: ["string", "null"]`, which clients mapping schemas onto one-type dialects reject.
+  reserva: z.string().describe('Id da reserva feita (res-NNNN)').nullable(),
   reservado: z.boolean(),
-  sala: z.string().nullable(),
-  inicio: z.string().nullable(),
-  fim: z.string().nullable(),
-  responsavel: z.string().nullable(),
-  politica: z.string().nullable(),
-  motivo: z.string().nullable(),
+  sala: z.string().describe('Sala reservada').nullable(),
+  inicio: z.string().describe('Inicio da reserva, ISO 8601 com fuso').nullable(),
+  fim: z.string().describe('Fim da reserva, ISO 8601 com fuso').nullable(),
+  responsavel: z.string().describe('Quem reservou').nullable(),
+  politica: z.string().describe('Versao da politica de uso aplicada').nullable(),
+  motivo: z.string().describe('Por que nao houve reserva (ex.: recusado)').nullable(),
 });
 export type ResultadoDaReserva = z.infer<typeof ResultadoDaReserva>;
 
