@@ -75,7 +75,8 @@ describe('discovery', () => {
     assert.deepEqual(Object.keys(card.serverInfo).sort(), ['name', 'title', 'version']);
     assert.ok(card.description);
     assert.deepEqual(card.transport, { type: 'streamable-http', endpoint: '/mcp' });
-    assert.deepEqual(card.capabilities, { tools: {}, resources: {} });
+    // Field by field against server/discover and the client: test/mcp-primitivas.e2e.test.ts.
+    assert.deepEqual(Object.keys(card.capabilities ?? {}).sort(), ['completions', 'prompts', 'resources', 'tools']);
     assert.deepEqual(card.authentication, { required: false });
     const ferramentas = await chamar(processos.mcp.url, { metodo: 'tools/list' });
     assert.ok(ferramentas.corpo?.result, ferramentas.texto);

@@ -7,8 +7,10 @@ import {
   escolherAlternativas,
   motivos,
   validar,
+  validarDia,
   type DadosDaReserva,
   type Intervalo,
+  type Motivo,
   type Pedido,
   type Reserva,
   type Resultado,
@@ -36,6 +38,13 @@ export class Agenda {
 
   conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
     return this.reservas.conflitos(sala, intervalo);
+  }
+
+  /** The bookings of `sala` on the calendar day `dia` in the policy's zone, by start, read from the store now. */
+  async doDia(sala: string, dia: string): Promise<{ ok: true; reservas: Reserva[] } | { ok: false; motivo: Motivo }> {
+    const validacao = validarDia(this.politica, this.salas, sala, dia);
+    if (!validacao.ok) return validacao;
+    return { ok: true, reservas: await this.reservas.conflitos(validacao.sala.id, validacao.intervalo) };
   }
 
   /**

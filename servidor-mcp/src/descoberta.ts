@@ -1,7 +1,8 @@
 /**
- * The MCP Server Card (/.well-known/mcp/server-card.json). Its tools and
- * resources are what tools/list and resources/list answer, asked of the
- * handler itself at start, so the card can never drift from the server.
+ * The MCP Server Card (/.well-known/mcp/server-card.json). Its capabilities
+ * are what server/discover answers, and its tools, resources, resource
+ * templates and prompts what their lists answer, asked of the handler
+ * itself at start, so the card can never drift from the server.
  */
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { CAMINHO } from './http.js';
@@ -11,7 +12,16 @@ import { IDENTIDADE } from './servidor.js';
 export const CAMINHO_DO_SERVER_CARD = '/.well-known/mcp/server-card.json';
 export const LINK_DO_SERVER_CARD = `<${CAMINHO_DO_SERVER_CARD}>; rel="mcp"`;
 
-async function listar(handler: McpHttpHandler, metodo: 'tools/list' | 'resources/list'): Promise<unknown[]> {
+/** What the card copies from each answer. */
+const CAMPOS = {
+  'server/discover': 'capabilities',
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+} as const;
+
+async function perguntar(handler: McpHttpHandler, metodo: keyof typeof CAMPOS): Promise<unknown> {
   const resposta = await handler.fetch(
     new Request(`http://localhost${CAMINHO}`, {
       method: 'POST',
@@ -29,10 +39,10 @@ async function listar(handler: McpHttpHandler, metodo: 'tools/list' | 'resources
       }),
     }),
   );
-  const { result } = (await resposta.json()) as { result?: Record<string, unknown[]> };
-  const itens = result?.[metodo === 'tools/list' ? 'tools' : 'resources'];
-  if (!Array.isArray(itens)) throw new Error(`server card: ${metodo} nao respondeu uma lista`);
-  return itens;
+  const { result } = (await resposta.json()) as { result?: Record<string, unknown> };
+  const campo = result?.[CAMPOS[metodo]];
+  if (typeof campo !== 'object' || campo === null) throw new Error(`server card: ${metodo} nao respondeu ${CAMPOS[metodo]}`);
+  return campo;
 }
 
 export async function criarServerCard(handler: McpHttpHandler) {
@@ -45,9 +55,11 @@ export async function criarServerCard(handler: McpHttpHandler) {
       'Salas de reuniao da Hill Valley Tech: lista as salas, consulta disponibilidade e reserva. ' +
       'Se a sala estiver ocupada, a reserva responde input_required (MRTR) com uma elicitation em form mode para escolher uma alternativa.',
     transport: { type: 'streamable-http', endpoint: CAMINHO },
-    capabilities: { tools: {}, resources: {} },
+    capabilities: await perguntar(handler, 'server/discover'),
     authentication: { required: false },
-    tools: await listar(handler, 'tools/list'),
-    resources: await listar(handler, 'resources/list'),
+    tools: await perguntar(handler, 'tools/list'),
+    resources: await perguntar(handler, 'resources/list'),
+    resourceTemplates: await perguntar(handler, 'resources/templates/list'),
+    prompts: await perguntar(handler, 'prompts/list'),
   };
 }

@@ -5,13 +5,27 @@
 import { createMcpHandler, McpServer, type McpHttpHandler, type RequestStateCodec } from '@modelcontextprotocol/server';
 import type { Agenda } from './agenda.js';
 import type { EstadoReserva } from './estado.js';
-import { registrarPolitica } from './resource.js';
+import { registrarPrompt } from './prompt.js';
+import { registrarAgenda, registrarPolitica } from './resource.js';
 import { registrarFerramentas } from './tools.js';
 
 /** How long clients may reuse tools/list and the policy text. */
 export const CACHE_MS = 60_000;
 
 export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as const;
+
+/**
+ * What the server can do, said once: the SDK would add `listChanged: true`
+ * to every list it serves, but these lists never change while the process
+ * runs, and a stateless server has no session to notify. The MCP Server
+ * Card copies what server/discover answers from this.
+ */
+export const CAPACIDADES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+} as const;
 
 export interface Dependencias {
   readonly agenda: Agenda;
@@ -22,14 +36,16 @@ export interface Dependencias {
 
 export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpServer {
   const servidor = new McpServer(IDENTIDADE, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: CAPACIDADES,
     requestState: { verify: (estado, ctx) => codec.verify(estado, ctx) },
     // The tool list never changes while the process runs; clients may reuse it for a minute.
     cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });
   servidor.server.onerror = aoFalhar;
   registrarFerramentas(servidor, agenda, codec, aoFalhar);
-  registrarPolitica(servidor, agenda.politica, CACHE_MS);
+  registrarPolitica(servidor, agenda, CACHE_MS);
+  registrarAgenda(servidor, agenda);
+  registrarPrompt(servidor, agenda);
   return servidor;
 }
 

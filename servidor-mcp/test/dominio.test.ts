@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escolherAlternativas, idDaReserva, lerSemente, numeroDaReserva, validar, type Motivo } from '../src/dominio/regras.js';
-import { lerInstante, msDoDiaLocal } from '../src/dominio/horario.js';
+import {
+  escolherAlternativas,
+  idDaReserva,
+  lerSemente,
+  numeroDaReserva,
+  salasComPrefixo,
+  validar,
+  validarDia,
+  type Motivo,
+} from '../src/dominio/regras.js';
+import { fusoEmTexto, lerDia, lerInstante, msDoDiaLocal } from '../src/dominio/horario.js';
 import { lerPolitica } from '../src/dominio/politica.js';
 import { listaDeSalas as salas, lerDados, politica, reservasIniciais } from '../../scripts/dados.js';
 
@@ -62,6 +71,34 @@ describe('horario', () => {
   it('gives the local time of day in the policy zone', () => {
     assert.equal(msDoDiaLocal(Date.UTC(2026, 10, 4, 11), -180), 8 * 3_600_000);
     assert.equal(msDoDiaLocal(Date.UTC(2026, 10, 4, 1), -180), 22 * 3_600_000);
+  });
+  it('reads a calendar day of the zone as its half-open interval, and nothing else', () => {
+    assert.deepEqual(lerDia('2026-11-03', -180), { inicio: Date.UTC(2026, 10, 3, 3), fim: Date.UTC(2026, 10, 4, 3) });
+    assert.deepEqual(lerDia('2028-02-29', 0), { inicio: Date.UTC(2028, 1, 29), fim: Date.UTC(2028, 2, 1) });
+    for (const valor of ['', '2026-11-3', '2026-02-29', '2026-13-01', '2026-11-03T00:00:00Z', ' 2026-11-03', 'hoje'])
+      assert.equal(lerDia(valor, -180), undefined, valor);
+    assert.equal(fusoEmTexto(-180), '-03:00');
+    assert.equal(fusoEmTexto(330), '+05:30');
+  });
+});
+
+describe('a room and a day: the agenda and completions', () => {
+  const porId = new Map(salas.map((sala) => [sala.id, sala]));
+  it('names an unknown room first, then a day that is not one', () => {
+    assert.equal(validarDia(politica, porId, 'sala-x', 'hoje').ok, false);
+    const semSala = validarDia(politica, porId, 'sala-x', '2026-11-03');
+    assert.ok(!semSala.ok && semSala.motivo.mensagem === 'Sala inexistente: sala-x');
+    const semDia = validarDia(politica, porId, 'sala-garagem', '2026-02-30');
+    assert.ok(!semDia.ok);
+    assert.equal(semDia.motivo.mensagem, 'Dia invalido: "2026-02-30"; use AAAA-MM-DD, um dia do calendario no fuso da politica (-03:00)');
+    const dia = validarDia(politica, porId, 'sala-garagem', '2026-11-03');
+    assert.ok(dia.ok);
+    assert.deepEqual(dia.intervalo, { inicio: Date.UTC(2026, 10, 3, 3), fim: Date.UTC(2026, 10, 4, 3) });
+  });
+  it('completes room ids by prefix, whatever the case', () => {
+    assert.deepEqual(salasComPrefixo(salas, 'SALA-G'), ['sala-garagem']);
+    assert.deepEqual(salasComPrefixo(salas, '').length, salas.length);
+    assert.deepEqual(salasComPrefixo(salas, 'garagem'), []);
   });
 });
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Disponibilidade, ResultadoDaReserva } from 'compartilhado/contrato';
 import pg from 'pg';
 import * as z from 'zod';
-import { chamarFerramenta, estruturado, pergunta, type Resposta } from '../../test/apoio/mcp.js';
+import { chamar, chamarFerramenta, estruturado, pergunta, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
@@ -110,6 +110,17 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
       assert.ok(
         ids.every((id) => id !== null && /^res-\d{4,}$/.test(id) && id > 'res-0002'),
         ids.join(),
+      );
+      // The agenda of a day, read on either server, is the database's, at once.
+      const agenda = await chamar(a.url, { metodo: 'resources/read', params: { uri: 'agenda://sala-porao/2027-05-04' } });
+      const [conteudo] = z.object({ contents: z.array(z.object({ text: z.string() })) }).parse(agenda.corpo?.result).contents;
+      const { reservas } = z
+        .object({ reservas: z.array(z.object({ reserva: z.string(), inicio: z.string() })) })
+        .parse(JSON.parse(conteudo?.text ?? ''));
+      assert.deepEqual(
+        reservas.map((lida) => lida.reserva),
+        ids.slice(1),
+        'every booking of the day, by start, whichever server made it',
       );
     } finally {
       await processos.parar();

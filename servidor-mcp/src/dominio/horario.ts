@@ -36,6 +36,35 @@ export function lerInstante(texto: string): number | undefined {
 
 const MS_POR_DIA = 86_400_000;
 
+const DIA = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A calendar day, `AAAA-MM-DD`, in the zone `deslocamentoMin` away from
+ * UTC, as the half-open interval of its instants; undefined for anything
+ * that is not a real day.
+ */
+export function lerDia(texto: string, deslocamentoMin: number): { inicio: number; fim: number } | undefined {
+  const partes = DIA.exec(texto);
+  if (!partes) return undefined;
+  const [, a, m, d] = partes;
+  const ano = Number(a),
+    mes = Number(m),
+    dia = Number(d);
+  if (mes < 1 || mes > 12 || dia < 1 || dia > diasNoMes(ano, mes)) return undefined;
+  const inicio = Date.UTC(ano, mes - 1, dia) - deslocamentoMin * 60_000;
+  return { inicio, fim: inicio + MS_POR_DIA };
+}
+
+/** Minutes after midnight as `HH:MM`. */
+export function hhmm(minutos: number): string {
+  return `${String(Math.floor(minutos / 60)).padStart(2, '0')}:${String(minutos % 60).padStart(2, '0')}`;
+}
+
+/** -180 as `-03:00`. */
+export function fusoEmTexto(deslocamentoMin: number): string {
+  return `${deslocamentoMin < 0 ? '-' : '+'}${hhmm(Math.abs(deslocamentoMin))}`;
+}
+
 /** Milliseconds after local midnight in a zone `deslocamentoMin` away from UTC. */
 export function msDoDiaLocal(instante: number, deslocamentoMin: number): number {
   const local = instante + deslocamentoMin * 60_000;

@@ -4,7 +4,7 @@
  * functions: no storage, no protocol. Errors are values, never exceptions.
  */
 import type { PedidoDeReserva, Sala } from 'compartilhado/contrato';
-import { lerInstante, msDoDiaLocal } from './horario.js';
+import { fusoEmTexto, hhmm, lerDia, lerInstante, msDoDiaLocal } from './horario.js';
 import type { Politica } from './politica.js';
 
 export type { Sala };
@@ -31,7 +31,13 @@ export interface Ocupacao extends Intervalo {
 /** Why a request cannot be served: a code to branch on, and the spec's exact text for the client. */
 export interface Motivo {
   readonly codigo:
-    'sala-inexistente' | 'instante-invalido' | 'intervalo-invalido' | 'fora-da-janela' | 'duracao-acima-do-limite' | 'sem-alternativas';
+    | 'sala-inexistente'
+    | 'instante-invalido'
+    | 'intervalo-invalido'
+    | 'fora-da-janela'
+    | 'duracao-acima-do-limite'
+    | 'sem-alternativas'
+    | 'dia-invalido';
   readonly mensagem: string;
 }
 
@@ -42,10 +48,6 @@ export type Resultado =
 
 const MAXIMO_DE_ALTERNATIVAS = 3;
 const MS_POR_DIA = 86_400_000;
-
-function hhmm(minutos: number): string {
-  return `${String(Math.floor(minutos / 60)).padStart(2, '0')}:${String(minutos % 60).padStart(2, '0')}`;
-}
 
 /** Every reason a request is refused, with the spec's exact texts and the policy's numbers filled in. */
 export function motivos(politica: Politica) {
@@ -65,6 +67,10 @@ export function motivos(politica: Politica) {
       mensagem: `Duracao acima do limite: a politica permite no maximo ${String(politica.duracaoMaximaHoras)} horas`,
     } satisfies Motivo,
     semAlternativas: { codigo: 'sem-alternativas', mensagem: 'Sem alternativas disponiveis no intervalo' } satisfies Motivo,
+    diaInvalido: (dia: string): Motivo => ({
+      codigo: 'dia-invalido',
+      mensagem: `Dia invalido: ${JSON.stringify(dia)}; use AAAA-MM-DD, um dia do calendario no fuso da politica (${fusoEmTexto(politica.deslocamentoMin)})`,
+    }),
   } as const;
 }
 
@@ -95,6 +101,27 @@ export function validar(politica: Politica, salas: ReadonlyMap<string, Sala>, pe
   if (!dentro(inicio) || !dentro(fim) || !mesmoDia) return { ok: false, motivo: recusa.foraDaJanela };
   if (fim - inicio > politica.duracaoMaximaHoras * 3_600_000) return { ok: false, motivo: recusa.duracaoAcimaDoLimite };
   return { ok: true, sala, intervalo: { inicio, fim } };
+}
+
+/** A room's calendar day in the policy's zone, as the interval whose bookings make its agenda. */
+export function validarDia(
+  politica: Politica,
+  salas: ReadonlyMap<string, Sala>,
+  sala: string,
+  dia: string,
+): { ok: true; sala: Sala; intervalo: Intervalo } | { ok: false; motivo: Motivo } {
+  const recusa = motivos(politica);
+  const encontrada = salas.get(sala);
+  if (!encontrada) return { ok: false, motivo: recusa.salaInexistente(sala) };
+  const intervalo = lerDia(dia, politica.deslocamentoMin);
+  if (!intervalo) return { ok: false, motivo: recusa.diaInvalido(dia) };
+  return { ok: true, sala: encontrada, intervalo };
+}
+
+/** Room ids that start with `prefixo`, whatever its case: what a client completes a `sala` with. */
+export function salasComPrefixo(salas: Iterable<Sala>, prefixo: string): string[] {
+  const procurado = prefixo.toLowerCase();
+  return [...salas].map((sala) => sala.id).filter((id) => id.toLowerCase().startsWith(procurado));
 }
 
 /**
