@@ -29,7 +29,8 @@ export function camposDoPedidoMcp(corpo: unknown): Record<string, unknown> {
   return {
     metodo: pedido?.method ?? '-',
     id: JSON.stringify(pedido?.id ?? null),
-    nome: params?.name ?? params?.uri ?? '-',
+    // completion/complete names what it completes in its ref: a prompt's name or a template's URI.
+    nome: params?.name ?? params?.uri ?? objeto(params?.ref)?.name ?? objeto(params?.ref)?.uri ?? '-',
     traceparent: objeto(params?._meta)?.traceparent ?? '-',
   };
 }

@@ -6,6 +6,7 @@
 import {
   escolherAlternativas,
   motivos,
+  salasComPrefixo,
   validar,
   validarDia,
   type DadosDaReserva,
@@ -39,6 +40,9 @@ export class Agenda {
   conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]> {
     return this.reservas.conflitos(sala, intervalo);
   }
+
+  /** Room ids starting with `prefixo`, any case: the completions of every `sala` argument. */
+  readonly completarSala = (prefixo: string): string[] => salasComPrefixo(this.salas.values(), prefixo);
 
   /** The bookings of `sala` on the calendar day `dia` in the policy's zone, by start, read from the store now. */
   async doDia(sala: string, dia: string): Promise<{ ok: true; reservas: Reserva[] } | { ok: false; motivo: Motivo }> {

@@ -39,9 +39,10 @@ async function perguntar(handler: McpHttpHandler, metodo: keyof typeof CAMPOS): 
       }),
     }),
   );
-  const { result } = (await resposta.json()) as { result?: Record<string, unknown> };
+  const { result, error } = (await resposta.json()) as { result?: Record<string, unknown>; error?: { message?: string } };
   const campo = result?.[CAMPOS[metodo]];
-  if (typeof campo !== 'object' || campo === null) throw new Error(`server card: ${metodo} nao respondeu ${CAMPOS[metodo]}`);
+  if (typeof campo !== 'object' || campo === null)
+    throw new Error(`server card: ${metodo} nao respondeu ${CAMPOS[metodo]}${error?.message ? ` (${error.message})` : ''}`);
   return campo;
 }
 

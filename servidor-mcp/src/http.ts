@@ -4,7 +4,13 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLegacyRequest, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  specTypeSchemas,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
 import { problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
@@ -55,6 +61,26 @@ function responderErro(res: ServerResponse, status: number, codigo: number, mens
 }
 
 class CorpoGrandeDemais extends Error {}
+
+/**
+ * Requests whose params the SDK hands to its handler unchecked: a malformed
+ * one would come back as -32603 with a multi-line zod dump. They are checked
+ * here against the spec's own schema and refused as -32602, in one line.
+ */
+const PEDIDOS_CONFERIDOS: Readonly<Record<string, (typeof specTypeSchemas)[keyof typeof specTypeSchemas] | undefined>> = {
+  'completion/complete': specTypeSchemas.CompleteRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
+  'resources/read': specTypeSchemas.ReadResourceRequest,
+};
+
+function paramsInvalidos(pedido: unknown): string | undefined {
+  const metodo = objeto(pedido)?.method;
+  const esquema = typeof metodo === 'string' ? PEDIDOS_CONFERIDOS[metodo] : undefined;
+  const [problema] = esquema?.['~standard'].validate(pedido).issues ?? [];
+  if (problema === undefined) return undefined;
+  const caminho = (problema.path ?? []).map((parte) => String(typeof parte === 'object' ? parte.key : parte)).join('.');
+  return `${caminho || 'params'}: ${problema.message.split('\n', 1)[0] ?? ''}`;
+}
 
 async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
   const partes: Buffer[] = [];
@@ -178,6 +204,14 @@ export function criarAtendimento(
               `Invalid params: _meta sem ${PROTOCOL_VERSION_META_KEY} (esta rota atende so a revisao ${REVISAO_MCP})`,
               registro.id ?? null,
             ),
+          );
+        }
+        const invalidos = paramsInvalidos(pedido);
+        if (invalidos !== undefined) {
+          // As the SDK answers a handler's -32602: in band, HTTP 200.
+          return Object.assign(
+            registro,
+            responderErro(res, 200, ProtocolErrorCode.InvalidParams, `Invalid params: ${invalidos}`, registro.id ?? null),
           );
         }
         return sdk(req, gravador(res, registro), pedido);

@@ -6,9 +6,7 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { URI_DA_POLITICA } from 'compartilhado/contrato';
 import type { Agenda } from './agenda.js';
-import { salasComPrefixo } from './dominio/regras.js';
-
-export const MODELO_DA_AGENDA = 'agenda://{sala}/{dia}';
+import { relatarIndisponibilidade } from './reservas/reservas.js';
 
 export function registrarPolitica(servidor: McpServer, agenda: Agenda, cacheMs: number): void {
   servidor.registerResource(
@@ -24,14 +22,21 @@ export function registrarPolitica(servidor: McpServer, agenda: Agenda, cacheMs: 
   );
 }
 
-export function registrarAgenda(servidor: McpServer, agenda: Agenda): void {
+/** A template variable as the client meant it: percent-decoded when it decodes, as written otherwise. */
+function decodificado(valor: string | string[] | undefined): string {
+  const texto = String(valor);
+  try {
+    return decodeURIComponent(texto);
+  } catch {
+    return texto;
+  }
+}
+
+export function registrarAgenda(servidor: McpServer, agenda: Agenda, aoFalhar: (erro: Error) => void): void {
   servidor.registerResource(
     'agenda-do-dia',
     // Days are endless: the template is listed, its resources are not.
-    new ResourceTemplate(MODELO_DA_AGENDA, {
-      list: undefined,
-      complete: { sala: (prefixo) => salasComPrefixo(agenda.salas.values(), prefixo) },
-    }),
+    new ResourceTemplate('agenda://{sala}/{dia}', { list: undefined, complete: { sala: agenda.completarSala } }),
     {
       title: 'Agenda de uma sala num dia',
       description:
@@ -39,15 +44,16 @@ export function registrarAgenda(servidor: McpServer, agenda: Agenda): void {
         '{sala, dia, reservas: [{reserva, inicio, fim, responsavel}]}. Sempre atual.',
       mimeType: 'application/json',
     },
-    async (uri, variaveis) => {
-      const sala = String(variaveis.sala);
-      const dia = String(variaveis.dia);
+    relatarIndisponibilidade(aoFalhar, async (uri: URL, variaveis: Record<string, string | string[]>) => {
+      const sala = decodificado(variaveis.sala);
+      const dia = decodificado(variaveis.dia);
       const lida = await agenda.doDia(sala, dia);
-      if (!lida.ok) throw new ResourceNotFoundError(uri.href, `Agenda inexistente (${uri.href}): ${lida.motivo.mensagem}`);
+      // data.uri names the resource; the message says what is wrong with it.
+      if (!lida.ok) throw new ResourceNotFoundError(uri.href, `Agenda inexistente: ${lida.motivo.mensagem}`);
       const reservas = lida.reservas.map(({ id, inicio, fim, responsavel }) => ({ reserva: id, inicio, fim, responsavel }));
       return {
         contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ sala, dia, reservas }, null, 2) }],
       };
-    },
+    }),
   );
 }

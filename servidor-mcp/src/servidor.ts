@@ -17,10 +17,10 @@ export const IDENTIDADE = { name: 'central-de-salas', version: '1.0.0' } as cons
 /**
  * What the server can do, said once: the SDK would add `listChanged: true`
  * to every list it serves, but these lists never change while the process
- * runs, and a stateless server has no session to notify. The MCP Server
- * Card copies what server/discover answers from this.
+ * runs, so no client needs to listen for a change. The MCP Server Card
+ * copies what server/discover answers from this.
  */
-export const CAPACIDADES = {
+const CAPACIDADES = {
   tools: { listChanged: false },
   resources: { listChanged: false },
   prompts: { listChanged: false },
@@ -44,7 +44,7 @@ export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpSer
   servidor.server.onerror = aoFalhar;
   registrarFerramentas(servidor, agenda, codec, aoFalhar);
   registrarPolitica(servidor, agenda, CACHE_MS);
-  registrarAgenda(servidor, agenda);
+  registrarAgenda(servidor, agenda, aoFalhar);
   registrarPrompt(servidor, agenda);
   return servidor;
 }

@@ -16,7 +16,7 @@ import { CamposDoPedido, Disponibilidade, FERRAMENTAS, ListaDeSalas, PedidoDeRes
 import * as z from 'zod';
 import type { Agenda } from './agenda.js';
 import type { Intervalo, Motivo, Reserva, Resultado, Sala } from './dominio/regras.js';
-import { ReservasIndisponiveis } from './reservas/reservas.js';
+import { relatarIndisponibilidade } from './reservas/reservas.js';
 import { esquemaFixo } from './esquema.js';
 import type { EstadoReserva } from './estado.js';
 
@@ -37,23 +37,6 @@ function completo(dados: Record<string, unknown>): CallToolResult {
 
 function recusa(motivo: Motivo): CallToolResult {
   return { content: [{ type: 'text', text: motivo.mensagem }], isError: true };
-}
-
-/**
- * The SDK turns any exception in a tool into an isError result. A store
- * that cannot answer is not a tool result but a server failure: it is
- * reported out of band (`aoFalhar`), and the HTTP front answers the
- * request with a JSON-RPC error instead.
- */
-function relatarIndisponibilidade<A extends unknown[], R>(aoFalhar: (erro: Error) => void, handler: (...args: A) => Promise<R>) {
-  return async (...args: A): Promise<R> => {
-    try {
-      return await handler(...args);
-    } catch (erro) {
-      if (erro instanceof ReservasIndisponiveis) aoFalhar(erro);
-      throw erro;
-    }
-  };
 }
 
 export function registrarFerramentas(

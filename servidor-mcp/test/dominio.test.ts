@@ -75,8 +75,13 @@ describe('horario', () => {
   it('reads a calendar day of the zone as its half-open interval, and nothing else', () => {
     assert.deepEqual(lerDia('2026-11-03', -180), { inicio: Date.UTC(2026, 10, 3, 3), fim: Date.UTC(2026, 10, 4, 3) });
     assert.deepEqual(lerDia('2028-02-29', 0), { inicio: Date.UTC(2028, 1, 29), fim: Date.UTC(2028, 2, 1) });
-    for (const valor of ['', '2026-11-3', '2026-02-29', '2026-13-01', '2026-11-03T00:00:00Z', ' 2026-11-03', 'hoje'])
+    for (const valor of ['', '2026-11-3', '2026-02-29', '2026-13-01', '2026-11-03T00:00:00Z', ' 2026-11-03', 'hoje', '0000-01-01'])
       assert.equal(lerDia(valor, -180), undefined, valor);
+    // Four-digit years as written, within what a store can write: 9999-12-31 in São Paulo ends in year 10000.
+    assert.equal(new Date(lerDia('0026-11-03', 0)?.inicio ?? 0).toISOString(), '0026-11-03T00:00:00.000Z');
+    assert.equal(lerDia('9999-12-31', -180), undefined);
+    assert.ok(lerDia('9999-12-31', 0));
+    assert.equal(new Date(lerInstante('0026-11-03T14:00:00-03:00') ?? 0).toISOString(), '0026-11-03T17:00:00.000Z');
     assert.equal(fusoEmTexto(-180), '-03:00');
     assert.equal(fusoEmTexto(330), '+05:30');
   });

@@ -111,8 +111,8 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
         ids.every((id) => id !== null && /^res-\d{4,}$/.test(id) && id > 'res-0002'),
         ids.join(),
       );
-      // The agenda of a day, read on either server, is the database's, at once.
-      const agenda = await chamar(a.url, { metodo: 'resources/read', params: { uri: 'agenda://sala-porao/2027-05-04' } });
+      // The agenda of a day, read on the other server, is the database's, at once.
+      const agenda = await chamar(b.url, { metodo: 'resources/read', params: { uri: 'agenda://sala-porao/2027-05-04' } });
       const [conteudo] = z.object({ contents: z.array(z.object({ text: z.string() })) }).parse(agenda.corpo?.result).contents;
       const { reservas } = z
         .object({ reservas: z.array(z.object({ reserva: z.string(), inicio: z.string() })) })
@@ -256,6 +256,10 @@ describe('RESERVAS_DB: the database goes away while the server runs', () => {
             { id: 'consultar-sem-banco' },
           ),
         ],
+        [
+          'agenda-sem-banco',
+          await chamar(mcp.url, { metodo: 'resources/read', params: { uri: 'agenda://sala-aquario/2027-05-07' }, id: 'agenda-sem-banco' }),
+        ],
       ] as const) {
         assert.equal(resposta.status, 200, resposta.texto);
         const { corpo } = resposta;
@@ -265,6 +269,10 @@ describe('RESERVAS_DB: the database goes away while the server runs', () => {
       }
       const linha = await mcp.esperarLinha(/resultado="erro -32603" motivo="Banco de reservas indisponivel/);
       assert.match(linha, /metodo=tools\/call/);
+      // The agenda's line names the cause too.
+      await mcp.esperarLinha(
+        /metodo=resources\/read id="agenda-sem-banco" .*resultado="erro -32603" motivo="Banco de reservas indisponivel/,
+      );
       await proprio.ligar();
       const depois = await reservar(mcp, 'sala-aquario', '2027-05-07', '10:00', '11:00');
       assert.equal(reserva(depois).reservado, true, depois.texto);

@@ -49,10 +49,13 @@ export type Resultado =
 const MAXIMO_DE_ALTERNATIVAS = 3;
 const MS_POR_DIA = 86_400_000;
 
+/** A client's text as a message quotes it: whole up to 100 characters, cut after. */
+const citado = (texto: string) => (texto.length > 100 ? `${texto.slice(0, 100)}...` : texto);
+
 /** Every reason a request is refused, with the spec's exact texts and the policy's numbers filled in. */
 export function motivos(politica: Politica) {
   return {
-    salaInexistente: (id: string): Motivo => ({ codigo: 'sala-inexistente', mensagem: `Sala inexistente: ${id}` }),
+    salaInexistente: (id: string): Motivo => ({ codigo: 'sala-inexistente', mensagem: `Sala inexistente: ${citado(id)}` }),
     instanteInvalido: (campo: 'inicio' | 'fim'): Motivo => ({
       codigo: 'instante-invalido',
       mensagem: `Data/hora invalida em ${campo}: use ISO 8601 com fuso explicito, por exemplo 2026-11-03T14:00:00-03:00`,
@@ -69,7 +72,7 @@ export function motivos(politica: Politica) {
     semAlternativas: { codigo: 'sem-alternativas', mensagem: 'Sem alternativas disponiveis no intervalo' } satisfies Motivo,
     diaInvalido: (dia: string): Motivo => ({
       codigo: 'dia-invalido',
-      mensagem: `Dia invalido: ${JSON.stringify(dia)}; use AAAA-MM-DD, um dia do calendario no fuso da politica (${fusoEmTexto(politica.deslocamentoMin)})`,
+      mensagem: `Dia invalido: ${JSON.stringify(citado(dia))}; use AAAA-MM-DD, um dia do calendario no fuso da politica (${fusoEmTexto(politica.deslocamentoMin)})`,
     }),
   } as const;
 }

@@ -29,3 +29,20 @@ export class ReservasIndisponiveis extends Error {
     this.name = 'ReservasIndisponiveis';
   }
 }
+
+/**
+ * A store that cannot answer is a server failure, not a tool result or an
+ * unknown resource: it is reported out of band (`aoFalhar`, with its cause,
+ * for the log line), and the HTTP front answers the request with a
+ * JSON-RPC error instead (the SDK would turn it into a tool's isError).
+ */
+export function relatarIndisponibilidade<A extends unknown[], R>(aoFalhar: (erro: Error) => void, handler: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await handler(...args);
+    } catch (erro) {
+      if (erro instanceof ReservasIndisponiveis) aoFalhar(erro);
+      throw erro;
+    }
+  };
+}
