@@ -1,11 +1,14 @@
 /** Environment read and validated once, before anything listens. */
 import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
+import { ehTokenAceitavel, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
 
 export interface Configuracao {
   readonly porta: number;
   readonly host: string;
   readonly mcpUrl: URL;
+  /** MCP_TOKEN: the agent's own bearer token for the MCP server (its MCP_TOKENS); undefined sends none. */
+  readonly tokenDoMcp: string | undefined;
   /** Public base URL for the card; undefined means "derive from the port actually bound". */
   readonly urlPublica: URL | undefined;
   readonly limiteDoCorpoBytes: number;
@@ -80,11 +83,23 @@ function destinos(env: NodeJS.ProcessEnv, nome: string, padrao: readonly string[
   );
 }
 
+function tokenDoMcp(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.MCP_TOKEN?.trim();
+  if (!token) return undefined;
+  // The server's own rule (compartilhado/identidade): a token it would never accept is refused here, at start, without echoing it.
+  if (!ehTokenAceitavel(token))
+    throw new ConfiguracaoInvalida(
+      `MCP_TOKEN: esperado um token Bearer de pelo menos ${String(TAMANHO_MINIMO_DO_TOKEN)} caracteres (letras, digitos, -._~+/)`,
+    );
+  return token;
+}
+
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
   return Object.freeze({
     porta: lerPorta(env, 'AGENTE_PORT', 7300),
     host: env.AGENTE_HOST || '127.0.0.1',
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
+    tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
     limiteDoCorpoBytes: 64 * 1024,
     banco: env.TASKS_DB || undefined,

@@ -25,7 +25,7 @@ const contextoA2A: ServerCallContextBuilder = (opcoes) =>
 const VARREDURA_MS = 30_000;
 
 function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento) {
-  const mcp = new ClienteMcp(config.mcpUrl, log);
+  const mcp = new ClienteMcp(config.mcpUrl, log, config.tokenDoMcp);
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
   const { exclusao } = armazenamento;
   const push = {

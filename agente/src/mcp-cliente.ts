@@ -70,6 +70,8 @@ export class ClienteMcp {
   constructor(
     readonly url: URL,
     private readonly log: Log,
+    /** MCP_TOKEN, sent as `Authorization: Bearer` on every request by the SDK's transport. */
+    private readonly token?: string,
   ) {}
 
   /** Connects once; a failed connection is retried by the next caller. */
@@ -81,7 +83,10 @@ export class ClienteMcp {
         // The agent must see input_required raw, to pause the A2A Task.
         inputRequired: { autoFulfill: false },
       });
-      await cliente.connect(new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log) }));
+      const { token } = this;
+      // Without onUnauthorized, a 401 is thrown as UnauthorizedError: a static token has nothing to refresh.
+      const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
+      await cliente.connect(new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log), authProvider }));
       return cliente;
     })();
     this.conexao.catch(() => (this.conexao = undefined));

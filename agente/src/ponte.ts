@@ -14,6 +14,8 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   SdkError,
+  SdkHttpError,
+  UnauthorizedError,
   type CallToolResult,
   type ElicitResult,
   type InputRequiredResult,
@@ -216,6 +218,10 @@ export class Ponte {
         const dica = continuacao && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
+      if (erro instanceof UnauthorizedError || (erro instanceof SdkHttpError && erro.status === 401))
+        return falhou(
+          `O servidor MCP em ${this.mcp.url.href} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`,
+        );
       const mensagem = erro instanceof Error ? erro.message : String(erro);
       if (erro instanceof SdkError || erro instanceof TypeError)
         return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);

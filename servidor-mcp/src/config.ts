@@ -1,6 +1,7 @@
 /** Environment read and validated once, before anything listens. */
 import { fileURLToPath } from 'node:url';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta, lerUrlDoPostgres } from 'compartilhado/ambiente';
+import { Identidades } from 'compartilhado/identidade';
 
 export interface Configuracao {
   readonly porta: number;
@@ -11,10 +12,22 @@ export interface Configuracao {
   readonly limiteDoCorpoBytes: number;
   /** RESERVAS_DB: bookings in PostgreSQL, shared by every server on it; undefined keeps them in memory. */
   readonly banco: string | undefined;
+  /** MCP_TOKENS: who may call /mcp; undefined means anyone (the course's default). */
+  readonly identidades: Identidades | undefined;
+  /** MCP_URL: the public URL of /mcp, as clients reach it; undefined means the bound address. */
+  readonly urlPublica: URL | undefined;
 }
 
 const MINIMO_DO_SEGREDO = 32;
 const VALIDADE = { padrao: 600, minima: 300, maxima: 1800 };
+
+function lerUrlPublica(env: NodeJS.ProcessEnv, nome: string): URL | undefined {
+  const bruto = env[nome];
+  if (!bruto) return undefined;
+  if (!URL.canParse(bruto) || !/^https?:$/.test(new URL(bruto).protocol))
+    throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado uma URL http(s) absoluta, a de /mcp como os clientes a veem`);
+  return new URL(bruto);
+}
 
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
   const segredo = env.REQUEST_STATE_SECRET ?? '';
@@ -32,5 +45,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     pastaDeDados: env.DADOS_DIR || fileURLToPath(new URL('../../dados/', import.meta.url)),
     limiteDoCorpoBytes: 64 * 1024,
     banco: lerUrlDoPostgres(env, 'RESERVAS_DB'),
+    identidades: Identidades.ler(env, 'MCP_TOKENS'),
+    urlPublica: lerUrlPublica(env, 'MCP_URL'),
   });
 }

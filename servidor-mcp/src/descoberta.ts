@@ -46,7 +46,8 @@ async function perguntar(handler: McpHttpHandler, metodo: keyof typeof CAMPOS): 
   return campo;
 }
 
-export async function criarServerCard(handler: McpHttpHandler) {
+/** `comTokens`: MCP_TOKENS is set, and the card says a client needs a bearer token. */
+export async function criarServerCard(handler: McpHttpHandler, comTokens = false) {
   return {
     $schema: 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json',
     version: '1.0',
@@ -57,7 +58,7 @@ export async function criarServerCard(handler: McpHttpHandler) {
       'Se a sala estiver ocupada, a reserva responde input_required (MRTR) com uma elicitation em form mode para escolher uma alternativa.',
     transport: { type: 'streamable-http', endpoint: CAMINHO },
     capabilities: await perguntar(handler, 'server/discover'),
-    authentication: { required: false },
+    authentication: comTokens ? { required: true, schemes: ['bearer'] } : { required: false },
     tools: await perguntar(handler, 'tools/list'),
     resources: await perguntar(handler, 'resources/list'),
     resourceTemplates: await perguntar(handler, 'resources/templates/list'),

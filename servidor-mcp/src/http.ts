@@ -15,6 +15,7 @@ import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
 import { problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+import type { Acesso } from './acesso.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 
 export const CAMINHO = '/mcp';
@@ -27,6 +28,8 @@ interface Registro {
   id?: unknown;
   /** Set when the bookings store could not answer: the reply becomes a JSON-RPC error. */
   indisponivel?: ReservasIndisponiveis;
+  /** The caller's name, with MCP_TOKENS. */
+  quem?: string;
 }
 
 const registroAtual = new AsyncLocalStorage<Registro>();
@@ -125,6 +128,7 @@ const temAlegacaoDeVersao = (pedido: unknown) =>
 function resumo(pedido: unknown, registro: Registro): string {
   return campos({
     ...camposDoPedidoMcp(pedido),
+    ...(registro.quem ? { quem: registro.quem } : {}),
     http: registro.status,
     resultado: resultadoJsonRpc(registro.corpo),
     ...(registro.motivo ? { motivo: registro.motivo } : {}),
@@ -142,6 +146,7 @@ export function criarAtendimento(
   limiteDoCorpo: number,
   log: (linha: string) => void,
   { documentos, link }: Publicos,
+  acesso?: Acesso,
 ) {
   const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
   const origemPermitida = localhostOriginValidation();
@@ -168,6 +173,17 @@ export function criarAtendimento(
           );
         // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
         if (!origemPermitida(req, res)) return void (registro.status = 403);
+        if (acesso) {
+          const autorizado = await acesso(req);
+          if ('recusa' in autorizado) {
+            const { recusa } = autorizado;
+            registro.corpo = await recusa.text();
+            registro.status = recusa.status;
+            res.writeHead(recusa.status, Object.fromEntries(recusa.headers)).end(registro.corpo);
+            return;
+          }
+          registro.quem = autorizado.quem;
+        }
         if (req.method !== 'POST') return sdk(req, gravador(res, registro));
         let texto: string;
         try {

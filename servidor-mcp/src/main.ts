@@ -6,6 +6,7 @@ import { abrirAgenda } from './dados.js';
 import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard } from './descoberta.js';
 import { criarCodec } from './estado.js';
 import { anotarFalha, CAMINHO, criarAtendimento } from './http.js';
+import { criarAcesso, metadadosDoRecurso } from './acesso.js';
 import { criarHandler } from './servidor.js';
 
 executarProcesso('servidor-mcp', async () => {
@@ -17,13 +18,22 @@ executarProcesso('servidor-mcp', async () => {
   });
   const codec = criarCodec(config.segredo, config.validadeDoEstadoSegundos);
   const handler = criarHandler({ agenda, codec, aoFalhar: anotarFalha });
-  const serverCard = JSON.stringify(await criarServerCard(handler), null, 2);
-  const publicos = { documentos: new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]), link: LINK_DO_SERVER_CARD };
-  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, publicos);
-  const servidor = createServer((req, res) => void atender(req, res));
+  const { identidades } = config;
+  const serverCard = JSON.stringify(await criarServerCard(handler, identidades !== undefined), null, 2);
+  const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
+  // The public URL of /mcp is known once the port is (port 0 picks one); requests are served from here on,
+  // in this same turn of the event loop, so none arrives before.
+  const urlDoMcp = config.urlPublica ?? urlLocal(config.host, porta, CAMINHO);
+  const documentos = new Map([[CAMINHO_DO_SERVER_CARD, serverCard]]);
+  const metadados = identidades && metadadosDoRecurso(urlDoMcp);
+  if (metadados) documentos.set(metadados.url.pathname, metadados.corpo);
+  const acesso = identidades && metadados && criarAcesso(identidades, metadados.url);
+  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, { documentos, link: LINK_DO_SERVER_CARD }, acesso);
+  servidor.on('request', (req, res) => void atender(req, res));
+  const quem = identidades ? `, tokens para ${identidades.nomes.join(', ')}` : '';
   log(
-    `servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde})`,
+    `servidor-mcp ouvindo em ${urlLocal(config.host, porta, CAMINHO).href} (politica ${agenda.politica.versao}, reservas em ${agenda.onde}${quem})`,
   );
   return { servidor };
 });
