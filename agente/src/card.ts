@@ -7,8 +7,18 @@ export const CAMINHO_REST = '/rest';
 
 const TEXTO_E_DADOS = ['text/plain', 'application/json'];
 
-export function agentCard(urlPublica: URL) {
+/** How a client authenticates with AGENTE_TOKENS, the A2A v1.0 way: an HTTP bearer scheme, required. */
+const SEGURANCA = {
+  securitySchemes: {
+    bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'Token estatico de uma identidade de AGENTE_TOKENS.' } },
+  },
+  securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+};
+
+/** `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields, as in the course. */
+export function agentCard(urlPublica: URL, comTokens = false) {
   return {
+    ...(comTokens ? SEGURANCA : {}),
     name: 'Central de Salas',
     description: 'Reserva salas de reuniao da Hill Valley Tech.',
     provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },

@@ -1,12 +1,16 @@
 /** Environment read and validated once, before anything listens. */
 import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
-import { ehTokenAceitavel, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
+import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
 
 export interface Configuracao {
   readonly porta: number;
   readonly host: string;
   readonly mcpUrl: URL;
+  /** AGENTE_TOKENS: who may call the A2A endpoints; undefined means anyone (the course's default). */
+  readonly identidades: Identidades | undefined;
+  /** AGENTE_LIMITE_POR_MINUTO: requests per identity per minute; undefined means no limit. */
+  readonly limitePorMinuto: number | undefined;
   /** MCP_TOKEN: the agent's own bearer token for the MCP server (its MCP_TOKENS); undefined sends none. */
   readonly tokenDoMcp: string | undefined;
   /** Public base URL for the card; undefined means "derive from the port actually bound". */
@@ -94,8 +98,18 @@ function tokenDoMcp(env: NodeJS.ProcessEnv): string | undefined {
   return token;
 }
 
+/** A limit counts requests of an identity: without AGENTE_TOKENS there is none to count. */
+function limitePorMinuto(env: NodeJS.ProcessEnv, identidades: Identidades | undefined): number | undefined {
+  if (!env.AGENTE_LIMITE_POR_MINUTO) return undefined;
+  if (!identidades) throw new ConfiguracaoInvalida('AGENTE_LIMITE_POR_MINUTO vale por identidade: defina AGENTE_TOKENS tambem');
+  return lerInteiro(env, 'AGENTE_LIMITE_POR_MINUTO', 0, 1, 1_000_000);
+}
+
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
+  const identidades = Identidades.ler(env, 'AGENTE_TOKENS');
   return Object.freeze({
+    identidades,
+    limitePorMinuto: limitePorMinuto(env, identidades),
     porta: lerPorta(env, 'AGENTE_PORT', 7300),
     host: env.AGENTE_HOST || '127.0.0.1',
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),

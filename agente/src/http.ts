@@ -16,8 +16,16 @@ import { lerTraceparent } from './trace.js';
 interface Registro {
   nota?: string;
   terminado?: boolean;
+  /** The caller's identity, with AGENTE_TOKENS. */
+  quem?: string;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
+
+/** Names the caller of the current request in its log line. */
+export function anotarQuem(quem: string): void {
+  const registro = registroAtual.getStore();
+  if (registro) registro.quem = quem;
+}
 
 /** A note is a hint for whoever reads the log, cut short: the SDK may quote what the client sent. */
 const TAMANHO_MAXIMO_DA_NOTA = 300;
@@ -96,6 +104,7 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
         id: JSON.stringify(jsonRpc?.id ?? null),
         ...doResultado(pedido, corpo),
         trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
+        ...(registro.quem ? { quem: registro.quem } : {}),
         http: res.statusCode,
         ...(res.writableFinished ? {} : { cliente: 'saiu antes do fim' }),
         ...(registro.nota ? { nota: registro.nota } : {}),
@@ -108,6 +117,9 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
 
 /** How an error is written on each binding: a JSON-RPC error object, or HTTP+JSON's `{error: {code, status, message}}`. */
 export type Binding = 'jsonrpc' | 'rest';
+
+/** HTTP+JSON status names (google.rpc.Code) the SDK's toRestErrorBody has no error class for. */
+const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED' };
 
 /**
  * `codigo` is the JSON-RPC error code; HTTP+JSON names the error by `status`
@@ -125,6 +137,11 @@ export function responderErro(
   if (binding === 'jsonrpc') {
     const id = objeto(pedido)?.id;
     res.status(status).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
+    return;
+  }
+  const proprio = NOMES_REST[status];
+  if (proprio) {
+    res.status(status).json({ error: { code: status, status: proprio, message: mensagem, details: [] } });
     return;
   }
   // A request the client can fix is INVALID_ARGUMENT; anything else gets the status's own name (NOT_FOUND, INTERNAL).

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
-import { UserBuilder, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import express from 'express';
 import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './card.js';
@@ -13,6 +13,7 @@ import { Executor } from './executor.js';
 import { ClienteMcp } from './mcp-cliente.js';
 import { PausasLimitadas } from './limites.js';
 import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
+import { criarPortaria } from './acesso.js';
 import { Atendimento } from './atendimento.js';
 import { Avisos } from './avisos.js';
 import { errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
@@ -37,7 +38,8 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   pausas.varrerPeriodicamente(VARREDURA_MS, (erro) =>
     log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
   );
-  const card = agentCard(urlPublica);
+  const card = agentCard(urlPublica, config.identidades !== undefined);
+  const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
   const tarefas = new TarefasDaPonte(armazenamento.tarefas);
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
@@ -48,7 +50,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     push,
     log,
   );
-  const sdk = { requestHandler, userBuilder: UserBuilder.noAuthentication, contextBuilder: contextoA2A };
+  const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
 
   const app = express();
   app.disable('x-powered-by');
@@ -66,6 +68,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   }
   app.use(
     CAMINHO_A2A,
+    portaria.exigir('jsonrpc'),
     express.json({ limit: config.limiteDoCorpoBytes }),
     errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
     pedidoAceitavel('jsonrpc'),
@@ -74,6 +77,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   // Parsed here first, for the same body limit and error handling as JSON-RPC (the SDK's own parser allows 100 kB).
   app.use(
     CAMINHO_REST,
+    portaria.exigir('rest'),
     express.json({ limit: config.limiteDoCorpoBytes, type: ['application/json', 'application/a2a+json'] }),
     errosDoPedido(log, config.limiteDoCorpoBytes, 'rest'),
     pedidoAceitavel('rest'),
@@ -117,7 +121,7 @@ executarProcesso('agente', async () => {
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
   );
   mcp
     .conectar()
