@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { Identidades } from 'compartilhado/identidade';
 import * as z from 'zod';
 import { chamar } from './apoio/mcp.js';
 import { enviar, estado, mensagem } from './apoio/a2a.js';
+import { postarCru } from './apoio/http-cru.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 
 const token = () => randomBytes(24).toString('base64url');
@@ -86,34 +86,11 @@ describe('MCP_TOKENS on the MCP server', () => {
   });
 
   it('refuses two Authorization headers, even when the first is good', async () => {
-    // fetch joins repeated headers into one; a raw request keeps them apart, as a hostile client would send them.
-    const status = await new Promise<number | undefined>((resolver, rejeitar) => {
-      const url = new URL(mcp.url);
-      const pedido = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: [
-            'host',
-            url.host,
-            'content-type',
-            'application/json',
-            'authorization',
-            `Bearer ${daAna}`,
-            'authorization',
-            `Bearer ${doAgente}`,
-          ],
-        },
-        (resposta) => {
-          resposta.resume();
-          resolver(resposta.statusCode);
-        },
-      );
-      pedido.once('error', rejeitar);
-      pedido.end('{}');
-    });
+    const status = await postarCru(
+      new URL(mcp.url),
+      ['content-type', 'application/json', 'authorization', `Bearer ${daAna}`, 'authorization', `Bearer ${doAgente}`],
+      '{}',
+    );
     assert.equal(status, 401);
     await mcp.esperarLinha(/http=401/);
   });

@@ -26,7 +26,7 @@ export async function a2a(base: string, method: string, params: unknown, headers
   return { status: resposta.status, corpo: conforme(CorpoA2A, JSON.parse(texto), `a resposta a ${method}`), texto };
 }
 
-export const enviar = (base: string, texto: string, opcoes: { taskId?: string; traceparent?: string } = {}) =>
+export const enviar = (base: string, texto: string, opcoes: { taskId?: string; traceparent?: string; token?: string } = {}) =>
   a2a(
     base,
     'SendMessage',
@@ -38,7 +38,10 @@ export const enviar = (base: string, texto: string, opcoes: { taskId?: string; t
         ...(opcoes.taskId ? { taskId: opcoes.taskId } : {}),
       },
     },
-    opcoes.traceparent ? { traceparent: opcoes.traceparent } : {},
+    {
+      ...(opcoes.traceparent ? { traceparent: opcoes.traceparent } : {}),
+      ...(opcoes.token ? { authorization: `Bearer ${opcoes.token}` } : {}),
+    },
   );
 
 export const obter = (base: string, id: string) => a2a(base, 'GetTask', { id });
