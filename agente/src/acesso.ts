@@ -11,7 +11,7 @@ import { UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import type { Identidades } from 'compartilhado/identidade';
 import type { Request, RequestHandler } from 'express';
-import { anotarQuem, responderErro, type Binding } from './http.js';
+import { anotarIdentidade, responderErro, type Binding } from './http.js';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 const MINUTO_MS = 60_000;
@@ -33,8 +33,8 @@ export interface Portaria {
   readonly usuario: UserBuilder;
 }
 
-/** Why a request's Authorization does not name an identity, or its name. */
-function identificar(identidades: Identidades, req: Request): { quem: string } | { falta: string } {
+/** Why a request's Authorization does not name an identity (and whether it brought a token), or its name. */
+function identificar(identidades: Identidades, req: Request): { quem: string } | { falta: string; comToken?: true } {
   const cabecalhos = req.headersDistinct.authorization ?? [];
   if (cabecalhos.length === 0) return { falta: 'falta o cabecalho Authorization: Bearer <token>' };
   // Node keeps only the first of two; two are ambiguous, and refused.
@@ -42,7 +42,7 @@ function identificar(identidades: Identidades, req: Request): { quem: string } |
   const token = BEARER.exec(cabecalhos[0] ?? '')?.[1];
   if (token === undefined) return { falta: 'o cabecalho Authorization deve ser "Bearer <token>"' };
   const quem = identidades.quem(token);
-  return quem === undefined ? { falta: 'token desconhecido' } : { quem };
+  return quem === undefined ? { falta: 'token desconhecido', comToken: true } : { quem };
 }
 
 export function criarPortaria(identidades: Identidades | undefined, limitePorMinuto: number | undefined): Portaria {
@@ -67,13 +67,14 @@ export function criarPortaria(identidades: Identidades | undefined, limitePorMin
     exigir: (binding) => (req, res, next) => {
       const identificado = identificar(identidades, req);
       if ('falta' in identificado) {
-        // The answer never says which tokens exist, only what this request lacks.
-        res.set('WWW-Authenticate', 'Bearer realm="a2a"');
+        anotarIdentidade({ recusa: identificado.falta });
+        // The answer never says which tokens exist, only what this request lacks (RFC 6750 §3.1: invalid_token when one came).
+        res.set('WWW-Authenticate', identificado.comToken ? 'Bearer realm="a2a", error="invalid_token"' : 'Bearer realm="a2a"');
         responderErro(res, 401, A2A_ERROR_CODE.INVALID_REQUEST, `Nao autenticado: ${identificado.falta}`, binding);
         return;
       }
       const { quem } = identificado;
-      anotarQuem(quem);
+      anotarIdentidade({ quem });
       const esperar = dentroDoLimite(quem);
       if (esperar !== undefined) {
         res.set('Retry-After', String(esperar));

@@ -22,7 +22,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   type AgentExecutor,
@@ -72,6 +72,7 @@ export class Atendimento extends DefaultRequestHandler {
     await this.conferirPedido(params, context);
     const taskId = params.message?.taskId;
     if (!taskId) return await super.sendMessage(params, context);
+    await this.conferirDono(taskId, context);
     // Answered when the step is done (returnImmediately is not honoured here):
     // the turn must last until every event of the step is stored.
     const atePronto = { ...params, configuration: params.configuration && { ...params.configuration, returnImmediately: false } };
@@ -86,11 +87,13 @@ export class Atendimento extends DefaultRequestHandler {
     // A refusal reaches the transport at the first read, before it writes any header.
     return ateOFim(async (emitir) => {
       await this.conferirPedido(params, context);
+      if (taskId) await this.conferirDono(taskId, context);
       await (taskId ? this.exclusao.com(taskId, () => repassar(emitir)) : repassar(emitir));
     }, this.log);
   }
 
-  override cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    await this.conferirDono(params.id, context);
     return this.exclusao.com(params.id, async () => {
       const antes = await this.tarefas.load(params.id, context);
       const task = await super.cancelTask(params, context);
@@ -124,6 +127,19 @@ export class Atendimento extends DefaultRequestHandler {
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     const lista = await super.listTaskPushNotificationConfigs(params, context);
     return { ...lista, configs: lista.configs.map(semSegredos) };
+  }
+
+  /**
+   * A Task's turn is keyed by its id alone: an identity that waited in the
+   * turn of another's Task would learn, by the wait, that it is running, and
+   * could hold it. So an identified caller's Task is looked up first, and a
+   * Task not theirs is refused at once, as the SDK refuses an unknown id
+   * (which it checks again inside the turn). Without identities every
+   * caller is the same one, and this read is skipped.
+   */
+  private async conferirDono(taskId: string, context: ServerCallContext): Promise<void> {
+    if (!context.user?.isAuthenticated) return;
+    if (!(await this.tarefas.load(taskId, context))) throw new TaskNotFoundError(`Task not found: ${taskId}`);
   }
 
   private async conferirPedido(params: SendMessageRequest, context: ServerCallContext): Promise<void> {

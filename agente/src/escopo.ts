@@ -4,6 +4,7 @@
  * the Task where its owner does, and shared by every store here.
  */
 import { resolveUserScope, ServerCallContext, type User } from '@a2a-js/sdk/server';
+import { DONO_SEM_IDENTIDADE } from 'compartilhado/identidade';
 
 export interface Dono {
   readonly tenant: string;
@@ -26,4 +27,4 @@ export function contextoDe(dono: Dono): ServerCallContext {
 }
 
 /** Whom a pause stored before owners were kept belongs to: the unauthenticated caller, no tenant. */
-export const DONO_ANONIMO: Dono = { tenant: '', usuario: 'unknown' };
+export const DONO_ANONIMO: Dono = { tenant: '', usuario: DONO_SEM_IDENTIDADE };

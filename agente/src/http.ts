@@ -18,13 +18,15 @@ interface Registro {
   terminado?: boolean;
   /** The caller's identity, with AGENTE_TOKENS. */
   quem?: string;
+  /** Why AGENTE_TOKENS refused the request (never the header's value). */
+  recusa?: string;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
-/** Names the caller of the current request in its log line. */
-export function anotarQuem(quem: string): void {
+/** Names the caller of the current request in its log line, or why it was refused. */
+export function anotarIdentidade(identidade: { readonly quem: string } | { readonly recusa: string }): void {
   const registro = registroAtual.getStore();
-  if (registro) registro.quem = quem;
+  if (registro) Object.assign(registro, identidade);
 }
 
 /** A note is a hint for whoever reads the log, cut short: the SDK may quote what the client sent. */
@@ -105,6 +107,7 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
         ...doResultado(pedido, corpo),
         trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
         ...(registro.quem ? { quem: registro.quem } : {}),
+        ...(registro.recusa ? { recusa: registro.recusa } : {}),
         http: res.statusCode,
         ...(res.writableFinished ? {} : { cliente: 'saiu antes do fim' }),
         ...(registro.nota ? { nota: registro.nota } : {}),

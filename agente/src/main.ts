@@ -10,7 +10,7 @@ import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './card.js';
 import { lerConfiguracao } from './config.js';
 import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
-import { ClienteMcp } from './mcp-cliente.js';
+import { ClienteMcp, credenciaisRecusadas } from './mcp-cliente.js';
 import { PausasLimitadas } from './limites.js';
 import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
 import { criarPortaria } from './acesso.js';
@@ -127,7 +127,8 @@ executarProcesso('agente', async () => {
     .conectar()
     .catch((erro: unknown) =>
       log(
-        `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
+        credenciaisRecusadas(erro, config.mcpUrl) ??
+          `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
       ),
     );
   return { servidor, aoEncerrar: () => push.avisos.ocioso() };

@@ -5,7 +5,9 @@
  */
 import {
   Client,
+  SdkHttpError,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
   specTypeSchemas,
   TRACEPARENT_META_KEY,
   withInputRequired,
@@ -62,6 +64,12 @@ function fetchComLog(log: Log): typeof fetch {
       throw erro;
     }
   };
+}
+
+/** The MCP server refused the agent's credentials (MCP_TOKEN): what to say instead of "unavailable". */
+export function credenciaisRecusadas(erro: unknown, url: URL): string | undefined {
+  if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
+  return `O servidor MCP em ${url.href} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
 }
 
 export class ClienteMcp {

@@ -14,8 +14,6 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   SdkError,
-  SdkHttpError,
-  UnauthorizedError,
   type CallToolResult,
   type ElicitResult,
   type InputRequiredResult,
@@ -35,7 +33,7 @@ import { BancoIndisponivel } from './banco.js';
 import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from './intencao.js';
 import { DONO_ANONIMO, type Dono } from './escopo.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
-import type { ClienteMcp, ResultadoDaFerramenta } from './mcp-cliente.js';
+import { credenciaisRecusadas, type ClienteMcp, type ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
@@ -218,10 +216,8 @@ export class Ponte {
         const dica = continuacao && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
-      if (erro instanceof UnauthorizedError || (erro instanceof SdkHttpError && erro.status === 401))
-        return falhou(
-          `O servidor MCP em ${this.mcp.url.href} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`,
-        );
+      const recusadas = credenciaisRecusadas(erro, this.mcp.url);
+      if (recusadas) return falhou(recusadas);
       const mensagem = erro instanceof Error ? erro.message : String(erro);
       if (erro instanceof SdkError || erro instanceof TypeError)
         return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);

@@ -11,8 +11,11 @@ export const TAMANHO_MINIMO_DO_TOKEN = 32;
 
 /** RFC 6750's b64token: what a Bearer credential may hold. */
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-/** A name fit for a log line as it is. */
-const NOME = /^[A-Za-z0-9._-]{1,64}$/;
+/** A name fit for a log line as it is, and too short to be mistaken for a token. */
+const NOME = /^[A-Za-z0-9._-]{1,31}$/;
+
+/** The owner the A2A SDK gives every unauthenticated caller (resolveUserScope). */
+export const DONO_SEM_IDENTIDADE = 'unknown';
 
 /** A token MCP_TOKENS or AGENTE_TOKENS would take: long enough, and only what a Bearer header carries. */
 export const ehTokenAceitavel = (token: string): boolean => token.length >= TAMANHO_MINIMO_DO_TOKEN && TOKEN.test(token);
@@ -27,24 +30,30 @@ export class Identidades {
     const bruto = env[variavel]?.trim();
     if (!bruto) return undefined;
     const recusar = (motivo: string) => new ConfiguracaoInvalida(`${variavel}: ${motivo}; esperado nome:token,nome:token`);
-    const nomes = new Set<string>();
-    const porResumo = new Map<string, string>();
+    // Errors name an entry by its position only: a list written backwards (token:nome) would otherwise print a token.
+    const posicaoDoNome = new Map<string, number>();
+    const posicaoDoResumo = new Map<string, number>();
     const lidas = bruto.split(',').map((entrada, indice) => {
       const separador = entrada.indexOf(':');
       const nome = entrada.slice(0, Math.max(separador, 0)).trim();
       const token = entrada.slice(separador + 1).trim();
-      const posicao = `a entrada ${String(indice + 1)}`;
-      if (separador < 0 || !nome) throw recusar(`${posicao} nao tem nome`);
-      if (!NOME.test(nome)) throw recusar(`${posicao} tem um nome com caracteres fora de letras, digitos, ponto, hifen e sublinhado`);
-      if (nomes.has(nome)) throw recusar(`o nome "${nome}" aparece mais de uma vez`);
+      const posicao = indice + 1;
+      const esta = `a entrada ${String(posicao)}`;
+      if (separador < 0 || !nome) throw recusar(`${esta} nao tem nome`);
+      if (!NOME.test(nome))
+        throw recusar(`${esta} tem um nome com mais de 31 caracteres ou fora de letras, digitos, ponto, hifen e sublinhado`);
+      // The SDK files every unauthenticated caller's Tasks under "unknown": an identity of that name would own them.
+      if (nome === DONO_SEM_IDENTIDADE) throw recusar(`${esta} usa o nome reservado "${DONO_SEM_IDENTIDADE}"`);
+      const repetido = posicaoDoNome.get(nome);
+      if (repetido !== undefined) throw recusar(`as entradas ${String(repetido)} e ${String(posicao)} tem o mesmo nome`);
       if (token.length < TAMANHO_MINIMO_DO_TOKEN)
-        throw recusar(`o token de "${nome}" tem menos de ${String(TAMANHO_MINIMO_DO_TOKEN)} caracteres`);
-      if (!TOKEN.test(token)) throw recusar(`o token de "${nome}" tem caracteres que um cabecalho Bearer nao leva`);
+        throw recusar(`o token da ${esta} tem menos de ${String(TAMANHO_MINIMO_DO_TOKEN)} caracteres`);
+      if (!TOKEN.test(token)) throw recusar(`o token da ${esta} tem caracteres que um cabecalho Bearer nao leva`);
       const chave = resumo(token).toString('hex');
-      const outro = porResumo.get(chave);
-      if (outro !== undefined) throw recusar(`"${outro}" e "${nome}" tem o mesmo token`);
-      nomes.add(nome);
-      porResumo.set(chave, nome);
+      const mesmoToken = posicaoDoResumo.get(chave);
+      if (mesmoToken !== undefined) throw recusar(`as entradas ${String(mesmoToken)} e ${String(posicao)} tem o mesmo token`);
+      posicaoDoNome.set(nome, posicao);
+      posicaoDoResumo.set(chave, posicao);
       return { nome, resumo: resumo(token) };
     });
     return new Identidades(lidas);

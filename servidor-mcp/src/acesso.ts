@@ -20,7 +20,10 @@ import type { Identidades } from 'compartilhado/identidade';
 /** A static token does not expire; the SDK refuses a token without expiry, so each check vouches for the next hour. */
 const VALIDADE_DE_CADA_VERIFICACAO_S = 3600;
 
-export type Acesso = (req: IncomingMessage) => Promise<{ readonly quem: string } | { readonly recusa: Response }>;
+/** What the SDK's parser would let through with trailing words (`Bearer <token> lixo`): refused before it. */
+const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/i;
+
+export type Acesso = (req: IncomingMessage) => Promise<{ readonly quem: string } | { readonly recusa: Response; readonly motivo: string }>;
 
 /** The RFC 9728 document (Protected Resource Metadata) for `urlDoMcp`, and where it is served. */
 export function metadadosDoRecurso(urlDoMcp: URL): { readonly url: URL; readonly corpo: string } {
@@ -53,10 +56,15 @@ export function criarAcesso(identidades: Identidades, urlDosMetadados: URL): Ace
       const cabecalhos = req.headersDistinct.authorization ?? [];
       // Node keeps only the first Authorization header; two of them are ambiguous, and refused.
       if (cabecalhos.length > 1) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Mais de um cabecalho Authorization');
-      const { clientId } = await verifyBearerToken(cabecalhos[0], { verifier, resourceMetadataUrl });
+      const [cabecalho] = cabecalhos;
+      if (cabecalho !== undefined && cabecalho.includes(' ') && !BEARER.test(cabecalho))
+        throw new OAuthError(OAuthErrorCode.InvalidToken, "Invalid Authorization header format, expected 'Bearer TOKEN'");
+      const { clientId } = await verifyBearerToken(cabecalho, { verifier, resourceMetadataUrl });
       return { quem: clientId };
     } catch (erro) {
-      return { recusa: bearerAuthChallengeResponse(erro, { resourceMetadataUrl }) };
+      // The log line says why (never the header's value).
+      const motivo = erro instanceof OAuthError ? erro.message : 'falha ao verificar o token';
+      return { recusa: bearerAuthChallengeResponse(erro, { resourceMetadataUrl }), motivo };
     }
   };
 }

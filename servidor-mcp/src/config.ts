@@ -14,19 +14,31 @@ export interface Configuracao {
   readonly banco: string | undefined;
   /** MCP_TOKENS: who may call /mcp; undefined means anyone (the course's default). */
   readonly identidades: Identidades | undefined;
-  /** MCP_URL: the public URL of /mcp, as clients reach it; undefined means the bound address. */
+  /** MCP_URL, with MCP_TOKENS: the public URL of /mcp, as clients reach it; undefined means the bound address. */
   readonly urlPublica: URL | undefined;
 }
 
 const MINIMO_DO_SEGREDO = 32;
 const VALIDADE = { padrao: 600, minima: 300, maxima: 1800 };
 
-function lerUrlPublica(env: NodeJS.ProcessEnv, nome: string): URL | undefined {
-  const bruto = env[nome];
-  if (!bruto) return undefined;
-  if (!URL.canParse(bruto) || !/^https?:$/.test(new URL(bruto).protocol))
-    throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado uma URL http(s) absoluta, a de /mcp como os clientes a veem`);
-  return new URL(bruto);
+/**
+ * MCP_URL, read only with MCP_TOKENS (it names the resource the tokens
+ * protect; the course's default reads nothing new): the public URL of /mcp,
+ * no query or fragment (RFC 9728's resource). Without it, the bound address,
+ * unless that is a wildcard no client can reach as such.
+ */
+function lerUrlPublica(env: NodeJS.ProcessEnv, host: string, identidades: Identidades | undefined): URL | undefined {
+  const bruto = env.MCP_URL;
+  if (!identidades) return undefined;
+  if (!bruto) {
+    if (host === '0.0.0.0' || host === '::')
+      throw new ConfiguracaoInvalida(`MCP_TOKENS com MCP_HOST=${host}: defina MCP_URL, a URL de /mcp como os clientes a veem`);
+    return undefined;
+  }
+  const url = URL.canParse(bruto) ? new URL(bruto) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.pathname !== '/mcp')
+    throw new ConfiguracaoInvalida(`MCP_URL=${bruto}: esperado http(s)://host[:porta]/mcp, sem query nem fragmento`);
+  return url;
 }
 
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
@@ -37,15 +49,17 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
         'Gere um com: python3 -c "import secrets; print(secrets.token_hex(32))"',
     );
   }
+  const host = env.MCP_HOST || '127.0.0.1';
+  const identidades = Identidades.ler(env, 'MCP_TOKENS');
   return Object.freeze({
     porta: lerPorta(env, 'MCP_PORT', 7301),
-    host: env.MCP_HOST || '127.0.0.1',
+    host,
     segredo,
     validadeDoEstadoSegundos: lerInteiro(env, 'REQUEST_STATE_TTL_SECONDS', VALIDADE.padrao, VALIDADE.minima, VALIDADE.maxima),
     pastaDeDados: env.DADOS_DIR || fileURLToPath(new URL('../../dados/', import.meta.url)),
     limiteDoCorpoBytes: 64 * 1024,
     banco: lerUrlDoPostgres(env, 'RESERVAS_DB'),
-    identidades: Identidades.ler(env, 'MCP_TOKENS'),
-    urlPublica: lerUrlPublica(env, 'MCP_URL'),
+    identidades,
+    urlPublica: lerUrlPublica(env, host, identidades),
   });
 }

@@ -173,10 +173,12 @@ export function criarAtendimento(
           );
         // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
         if (!origemPermitida(req, res)) return void (registro.status = 403);
-        if (acesso) {
+        // A browser's preflight carries no credentials: it is the SDK's to answer, as without tokens.
+        if (acesso && req.method !== 'OPTIONS') {
           const autorizado = await acesso(req);
           if ('recusa' in autorizado) {
             const { recusa } = autorizado;
+            registro.motivo = autorizado.motivo;
             registro.corpo = await recusa.text();
             registro.status = recusa.status;
             res.writeHead(recusa.status, Object.fromEntries(recusa.headers)).end(registro.corpo);
