@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import * as z from 'zod';
 import { a2a, enviar, estado, mensagem, tarefa } from './apoio/a2a.js';
 import { postarCru } from './apoio/http-cru.js';
+import { intermediario } from './apoio/intermediario.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 
 const token = () => randomBytes(24).toString('base64url');
@@ -40,31 +41,35 @@ describe('AGENTE_TOKENS on the agent', () => {
   });
 
   it("refuses a missing, malformed or unknown Authorization with 401, WWW-Authenticate: Bearer and the binding's error body", async () => {
-    const casos: [Record<string, string>, string][] = [
-      [{}, 'falta o cabecalho Authorization: Bearer <token>'],
-      [{ authorization: 'Bearer' }, 'o cabecalho Authorization deve ser "Bearer <token>"'],
-      [{ authorization: `Basic ${ANA}` }, 'o cabecalho Authorization deve ser "Bearer <token>"'],
-      [{ authorization: 'Bearer curto' }, 'token desconhecido'],
-      [{ authorization: `Bearer ${token()}` }, 'token desconhecido'],
+    const semToken = 'Bearer realm="a2a"';
+    const tokenRecusado = 'Bearer realm="a2a", error="invalid_token"';
+    const casos: [Record<string, string>, string, string][] = [
+      [{}, 'falta o cabecalho Authorization: Bearer <token>', semToken],
+      [{ authorization: 'Bearer' }, 'o cabecalho Authorization deve ser "Bearer <token>"', semToken],
+      [{ authorization: `Basic ${ANA}` }, 'o cabecalho Authorization deve ser "Bearer <token>"', semToken],
+      [{ authorization: `Bearer ${ANA} lixo` }, 'o cabecalho Authorization deve ser "Bearer <token>"', semToken],
+      [{ authorization: 'Bearer curto' }, 'token desconhecido', tokenRecusado],
+      [{ authorization: `Bearer ${token()}` }, 'token desconhecido', tokenRecusado],
     ];
-    for (const [headers, falta] of casos) {
+    for (const [headers, falta, desafio] of casos) {
       const jsonRpc = await fetch(new URL('/a2a', agente.url), {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
       });
       assert.equal(jsonRpc.status, 401);
-      assert.equal(jsonRpc.headers.get('www-authenticate'), 'Bearer realm="a2a"');
+      assert.equal(jsonRpc.headers.get('www-authenticate'), desafio);
       assert.deepEqual(await jsonRpc.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Nao autenticado: ${falta}` } });
       const rest = await fetch(new URL('/rest/tasks/x', agente.url), { headers });
       assert.equal(rest.status, 401);
-      assert.equal(rest.headers.get('www-authenticate'), 'Bearer realm="a2a"');
+      assert.equal(rest.headers.get('www-authenticate'), desafio);
       assert.deepEqual(await rest.json(), {
         error: { code: 401, status: 'UNAUTHENTICATED', message: `Nao autenticado: ${falta}`, details: [] },
       });
     }
     const stream = await fetch(new URL('/rest/message:stream', agente.url), { method: 'POST', body: '{}' });
     assert.equal(stream.status, 401, 'streaming too');
+    await agente.esperarLinha(/recusa="token desconhecido" http=401/);
   });
 
   it('refuses two Authorization headers, even when the first is good', async () => {
@@ -153,6 +158,39 @@ describe('AGENTE_TOKENS with TASKS_DB: ownership is stored with the Task', () =>
   after(async () => {
     await mcp.parar();
     rmSync(pasta, { recursive: true, force: true });
+  });
+
+  it("a Task running for one identity is refused to another at once, never after waiting for the Task's turn", async () => {
+    const meio = await intermediario(mcp.url);
+    const agente = await iniciarAgente(meio.url, { AGENTE_TOKENS: TOKENS, TASKS_DB: join(pasta, 'vez.db') });
+    const soltar = meio.reter();
+    try {
+      // Ana's booking stops at its tools/call, inside its Task's turn; returnImmediately hands out the id meanwhile.
+      const emCurso = await a2a(
+        agente.url,
+        'SendMessage',
+        {
+          message: { messageId: 'm-ana', role: 'ROLE_USER', parts: [{ text: reservar('2027-08-04', 'Marty') }] },
+          configuration: { returnImmediately: true },
+        },
+        com(ANA),
+      );
+      const { id } = tarefa(emCurso);
+      await meio.chamadasRecebidas(1);
+      // While the turn is held, Bia's continuation and cancel answer now, as for an unknown id.
+      for (const [metodo, params] of [
+        ['SendMessage', { message: { messageId: 'm-bia', role: 'ROLE_USER', taskId: id, parts: [{ text: 'escolha=sala-fusca' }] } }],
+        ['CancelTask', { id }],
+      ] as const) {
+        const resposta = await a2a(agente.url, metodo, params, com(BIA));
+        assert.equal(ErroJsonRpc.parse(JSON.parse(resposta.texto)).error.code, -32001, metodo);
+      }
+      assert.equal(meio.chamadas, 1, 'still held: the answers did not wait for it');
+    } finally {
+      soltar();
+      await agente.parar();
+      await meio.fechar();
+    }
   });
 
   it("after a restart, the Task is still its creator's and no one else's", async () => {

@@ -39,11 +39,14 @@ describe('Identidades: MCP_TOKENS and AGENTE_TOKENS as read at start', () => {
     const casos: [string, RegExp][] = [
       [`:${segredo}`, /^TOKENS: a entrada 1 nao tem nome;/],
       [`ana:${segredo},${token()}`, /^TOKENS: a entrada 2 nao tem nome;/],
-      [`ana:curto`, /^TOKENS: o token de "ana" tem menos de 32 caracteres;/],
-      [`ana:${segredo},ana:${token()}`, /^TOKENS: o nome "ana" aparece mais de uma vez;/],
-      [`ana:${segredo},bia:${segredo}`, /^TOKENS: "ana" e "bia" tem o mesmo token;/],
-      [`a na:${segredo}`, /^TOKENS: a entrada 1 tem um nome com caracteres fora/],
-      [`ana:${segredo} ${segredo}`, /^TOKENS: o token de "ana" tem caracteres que um cabecalho Bearer nao leva;/],
+      [`ana:curto`, /^TOKENS: o token da a entrada 1 tem menos de 32 caracteres;/],
+      [`ana:${segredo},ana:${token()}`, /^TOKENS: as entradas 1 e 2 tem o mesmo nome;/],
+      [`ana:${segredo},bia:${segredo}`, /^TOKENS: as entradas 1 e 2 tem o mesmo token;/],
+      [`a na:${segredo}`, /^TOKENS: a entrada 1 tem um nome com mais de 31 caracteres ou fora/],
+      [`ana:${segredo} ${segredo}`, /^TOKENS: o token da a entrada 1 tem caracteres que um cabecalho Bearer nao leva;/],
+      // Written backwards: the token is where the name goes, and is never quoted.
+      [`${segredo}:ana`, /^TOKENS: a entrada 1 tem um nome com mais de 31 caracteres/],
+      [`unknown:${segredo}`, /^TOKENS: a entrada 1 usa o nome reservado "unknown";/],
     ];
     for (const [valor, esperado] of casos)
       assert.throws(
@@ -72,6 +75,11 @@ describe('MCP_TOKENS on the MCP server', () => {
       ['outro esquema', { authorization: `Basic ${daAna}` }, "Invalid Authorization header format, expected 'Bearer TOKEN'"],
       ['token curto', { authorization: 'Bearer curto' }, 'Token desconhecido'],
       ['token desconhecido', { authorization: `Bearer ${token()}` }, 'Token desconhecido'],
+      [
+        'token bom seguido de lixo',
+        { authorization: `Bearer ${daAna} lixo` },
+        "Invalid Authorization header format, expected 'Bearer TOKEN'",
+      ],
     ];
     for (const [caso, headers, descricao] of casos) {
       const resposta = await chamar(mcp.url, { metodo: 'tools/list', headers });
@@ -83,6 +91,9 @@ describe('MCP_TOKENS on the MCP server', () => {
       );
       assert.deepEqual(JSON.parse(resposta.texto), { error: 'invalid_token', error_description: descricao }, caso);
     }
+    // The log line says why, never with the header's value.
+    await mcp.esperarLinha(/http=401 resultado=- motivo="Missing Authorization header"/);
+    assert.ok(!mcp.linhas.some((l) => l.includes(daAna)), 'no token in any line');
   });
 
   it('refuses two Authorization headers, even when the first is good', async () => {
@@ -148,7 +159,7 @@ describe('identity configuration at start', () => {
   it('a malformed MCP_TOKENS or MCP_TOKEN stops the process with one clear line', async () => {
     const segredo = token();
     await assert.rejects(iniciarServidorMcp({ MCP_TOKENS: `ana:${segredo},ana:${token()}` }), (erro: Error) => {
-      assert.match(erro.message, /servidor-mcp nao subiu: MCP_TOKENS: o nome "ana" aparece mais de uma vez;/);
+      assert.match(erro.message, /servidor-mcp nao subiu: MCP_TOKENS: as entradas 1 e 2 tem o mesmo nome;/);
       assert.doesNotMatch(erro.message, new RegExp(segredo));
       return true;
     });
@@ -158,8 +169,25 @@ describe('identity configuration at start', () => {
     );
   });
 
-  it('without MCP_TOKENS nothing asks for a token and no metadata document exists (the course default)', async () => {
-    const mcp = await iniciarServidorMcp();
+  it('with MCP_TOKENS, MCP_URL must be the /mcp URL without query or fragment, and a wildcard host needs it', async () => {
+    for (const url of [
+      'https://salas.example/api/mcp',
+      'https://salas.example/mcp?x=1',
+      'https://salas.example/mcp#f',
+      'salas.example/mcp',
+    ])
+      await assert.rejects(
+        iniciarServidorMcp({ MCP_TOKENS: `ana:${token()}`, MCP_URL: url }),
+        /MCP_URL=.*: esperado http\(s\):\/\/host\[:porta\]\/mcp/,
+      );
+    await assert.rejects(
+      iniciarServidorMcp({ MCP_TOKENS: `ana:${token()}`, MCP_HOST: '0.0.0.0' }),
+      /MCP_TOKENS com MCP_HOST=0\.0\.0\.0: defina MCP_URL/,
+    );
+  });
+
+  it('without MCP_TOKENS nothing asks for a token, MCP_URL is not read, and no metadata document exists (the course default)', async () => {
+    const mcp = await iniciarServidorMcp({ MCP_URL: 'nem-e-url' });
     try {
       const resposta = await chamar(mcp.url, { metodo: 'tools/list' });
       assert.equal(resposta.status, 200);
