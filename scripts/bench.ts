@@ -175,6 +175,17 @@ try {
 
   const sdk = await subir('scripts/bench/piso-sdk.ts', {});
   const pisoSdk = await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
+  // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
+  // also makes one tools/call through the official MCP client, to the SDK floor above.
+  const enviarQualquer = (): autocannon.Request[] => [
+    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: mensagemA2A('oi') }) },
+  ];
+  const a2aPiso = await subir('scripts/bench/piso-a2a.ts', {});
+  const pisoA2A = await aquecerEMedir('a2a-floor (SDK A2A, executor sem trabalho)', `${a2aPiso.url}/a2a`, enviarQualquer);
+  await a2aPiso.parar();
+  const pontePiso = await subir('scripts/bench/piso-a2a.ts', { MCP_URL: sdk.url });
+  const pisoPonte = await aquecerEMedir('bridge-floor (a2a-floor + 1 tools/call pelo cliente MCP)', `${pontePiso.url}/a2a`, enviarQualquer);
+  await pontePiso.parar();
   await sdk.parar();
 
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
@@ -322,9 +333,11 @@ try {
 
   const razoes = {
     'piso SDK / piso bruto (vazao)': pisoSdk.reqPorSeg / pisoBruto.reqPorSeg,
+    'bridge-floor / a2a-floor (vazao): o custo de uma chamada MCP do cliente oficial': pisoPonte.reqPorSeg / pisoA2A.reqPorSeg,
     'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
     'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
     'reservar com PostgreSQL / em memoria (vazao, alvo >= 0.5)': reservarNoBanco.reqPorSeg / reservar.reqPorSeg,
+    'nosso SendMessage / bridge-floor (vazao, alvo >= 1.0, ideal >= 1.5)': enviar.reqPorSeg / pisoPonte.reqPorSeg,
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
