@@ -108,10 +108,12 @@ describe('the A2A surface, official client', () => {
         const errada = comoTarefa(await cliente.sendMessage(dados({ escolha: 'sala-aquario' }, { taskId: pausa.id })));
         assert.equal(nomeDoEstado(errada), 'TASK_STATE_INPUT_REQUIRED');
         assert.equal(textoDe(errada.status?.message?.parts), 'alternativas: sala-fusca, sala-mirante');
-        assert.equal(
-          (dadosDe(errada.status?.message?.parts)[0] as { erro: string }).erro,
-          '"sala-aquario" nao esta entre as alternativas.',
-        );
+        const [reperguntada] = dadosDe(errada.status?.message?.parts) as { erro: string; pergunta: unknown }[];
+        assert.equal(reperguntada?.erro, '"sala-aquario" nao esta entre as alternativas.');
+        // The same question again, schema included (read from the Task: the pause keeps no copy).
+        const [original] = dadosDe(pausa.status?.message?.parts) as { pergunta: unknown }[];
+        assert.ok(original?.pergunta);
+        assert.deepEqual(reperguntada.pergunta, original.pergunta);
         const fim = comoTarefa(await cliente.sendMessage(dados({ escolha: 'sala-fusca' }, { taskId: pausa.id })));
         assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED');
         const artefato = artefatoDe(fim);

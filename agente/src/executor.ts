@@ -4,6 +4,7 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
 import { Eventos } from './eventos.js';
 import type { TarefasDaPonte } from './armazenamento.js';
@@ -33,6 +34,15 @@ function entradaDe(contexto: RequestContext): Entrada {
     else if (content?.$case === 'data' && dados === undefined) dados = content.value;
   }
   return { texto: textos.join(' '), ...(dados === undefined ? {} : { dados }) };
+}
+
+/** The question's schema a paused Task shows in its status message's data part (see Eventos.estado). */
+function perguntaDa(task: Task): Readonly<Record<string, unknown>> | undefined {
+  for (const { content } of task.status?.message?.parts ?? []) {
+    const pergunta: unknown = content?.$case === 'data' ? objeto(content.value)?.pergunta : undefined;
+    if (objeto(pergunta)) return objeto(pergunta);
+  }
+  return undefined;
 }
 
 export class Executor implements AgentExecutor {
@@ -84,7 +94,14 @@ export class Executor implements AgentExecutor {
     }
     const eventos = new Eventos(contexto.taskId, contexto.contextId);
     const trabalhando = () => bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
-    this.publicar(eventos, bus, await this.ponte.retomar(contexto.taskId, entradaDe(contexto), traceDaRequisicao(contexto), trabalhando));
+    const desfecho = await this.ponte.retomar(
+      contexto.taskId,
+      entradaDe(contexto),
+      traceDaRequisicao(contexto),
+      trabalhando,
+      perguntaDa(task),
+    );
+    this.publicar(eventos, bus, desfecho);
   }
 
   private publicar(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho): void {

@@ -18,8 +18,6 @@ export interface Pausa {
   /** Opaque: stored and echoed byte for byte, never opened. */
   readonly requestState: string;
   readonly alternativas: readonly string[];
-  /** The elicitation's requestedSchema, shown beside the options (absent from pauses stored before it was kept). */
-  readonly pergunta?: Readonly<Record<string, unknown>>;
   /** The Task's trace, for a continuation that brings no traceparent of its own. */
   readonly trace: Trace;
   /** Whose Task it is, for the sweep that ends it (absent from pauses stored before owners were kept). */
@@ -35,7 +33,6 @@ const PausaGuardada: z.ZodType<Pausa> = z.object({
   chave: z.string(),
   requestState: z.string(),
   alternativas: z.array(z.string()),
-  pergunta: z.record(z.string(), z.unknown()).optional(),
   trace: z.object({ traceId: z.string(), flags: z.string() }),
   dono: z.object({ tenant: z.string(), usuario: z.string() }).optional(),
   criadaEm: z.number(),

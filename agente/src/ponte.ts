@@ -88,7 +88,7 @@ const PERGUNTA_DESCONHECIDA = 'O servidor MCP fez uma pergunta que este agente n
 
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
 
-function pausada(pausa: Pick<Pausa, 'alternativas' | 'pergunta'>, erro?: string): Desfecho {
+function pausada(pausa: Pick<Alternativas, 'alternativas' | 'pergunta'>, erro?: string): Desfecho {
   const { alternativas, pergunta } = pausa;
   return {
     estado: 'pausada',
@@ -140,7 +140,14 @@ export class Ponte {
    * answers cannot both reach MCP), then answer it. `aoTomar` is told once
    * the pause is taken: the Task is working from then on.
    */
-  async retomar(taskId: string, entrada: Entrada, traceDaRequisicao: Trace | undefined, aoTomar: () => void): Promise<Desfecho> {
+  async retomar(
+    taskId: string,
+    entrada: Entrada,
+    traceDaRequisicao: Trace | undefined,
+    aoTomar: () => void,
+    /** The question's schema as the Task shows it, to show again with a wrong answer. */
+    perguntaFeita?: Readonly<Record<string, unknown>>,
+  ): Promise<Desfecho> {
     const tomada = await this.pausas.tomar(taskId);
     if (!tomada) return falhou(MENSAGEM_SEM_PAUSA);
     aoTomar();
@@ -151,7 +158,7 @@ export class Ponte {
     // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
     if ('erro' in escolhida) {
       await this.pausas.devolver(taskId, pausa);
-      return pausada(pausa, escolhida.erro);
+      return pausada({ alternativas: pausa.alternativas, ...(perguntaFeita ? { pergunta: perguntaFeita } : {}) }, escolhida.erro);
     }
     return this.falando(async () => {
       const politica = await this.versaoDaPolitica(trace);
@@ -172,9 +179,9 @@ export class Ponte {
     politica: string,
   ): Promise<Desfecho> {
     if (isInputRequiredResult(resultado)) {
-      const pergunta = lerPergunta(resultado, argumentos, origem);
+      const { pergunta, esquema } = lerPergunta(resultado, argumentos, origem);
       await this.pausas.abrir(taskId, pergunta);
-      return pausada(pergunta);
+      return pausada({ alternativas: pergunta.alternativas, ...(esquema ? { pergunta: esquema } : {}) });
     }
     if (resultado.isError) return falhou(textoDe(resultado));
     const reserva = lerReserva(resultado.structuredContent, politica);
@@ -281,7 +288,16 @@ const PerguntaDeSala = z.object({
   params: z.object({ mode: z.literal('form'), requestedSchema: z.object({ properties: z.object({ sala: OpcoesDeSala }) }) }),
 });
 
-function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, unknown>, origem: Pick<Pausa, 'trace' | 'dono'>): Pergunta {
+/**
+ * The question to keep until the answer, and the schema as the server wrote
+ * it, for clients that render the question themselves. The schema goes to
+ * the Task's status message only: the pause need not keep a second copy.
+ */
+function lerPergunta(
+  resultado: InputRequiredResult,
+  argumentos: Record<string, unknown>,
+  origem: Pick<Pausa, 'trace' | 'dono'>,
+): { pergunta: Pergunta; esquema?: Readonly<Record<string, unknown>> } {
   const entradas = Object.entries(resultado.inputRequests ?? {});
   const [entrada] = entradas;
   const pergunta = entradas.length === 1 ? PerguntaDeSala.safeParse(entrada?.[1]) : undefined;
@@ -289,16 +305,17 @@ function lerPergunta(resultado: InputRequiredResult, argumentos: Record<string, 
     throw new Recusa(PERGUNTA_DESCONHECIDA);
   }
   const alternativas = pergunta.data.params.requestedSchema.properties.sala;
-  // The schema as the server wrote it, for clients that render the question themselves.
-  const requestedSchema = objeto(objeto(objeto(entrada[1])?.params)?.requestedSchema);
+  const esquema = objeto(objeto(objeto(entrada[1])?.params)?.requestedSchema);
   return {
-    ferramenta: FERRAMENTAS.reservar,
-    argumentos,
-    chave: entrada[0],
-    requestState: resultado.requestState,
-    alternativas,
-    ...(requestedSchema ? { pergunta: requestedSchema } : {}),
-    ...origem,
+    pergunta: {
+      ferramenta: FERRAMENTAS.reservar,
+      argumentos,
+      chave: entrada[0],
+      requestState: resultado.requestState,
+      alternativas,
+      ...origem,
+    },
+    ...(esquema ? { esquema } : {}),
   };
 }
 
