@@ -161,6 +161,25 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
 }
 
 const segredo = randomBytes(32).toString('hex');
+
+/**
+ * Each process, compiled, started `vezes` times: from spawn to accepting
+ * connections (its "ouvindo em" line), and its RSS once it has sat idle for
+ * a second. Min and max of the starts, milliseconds and MiB.
+ */
+async function subidas(arquivo: string, env: Record<string, string>, vezes = 3) {
+  const ms: number[] = [];
+  const mib: number[] = [];
+  for (let i = 0; i < vezes; i++) {
+    const comeco = performance.now();
+    const processo = await iniciar(arquivo, env);
+    ms.push(performance.now() - comeco);
+    await new Promise((resolver) => setTimeout(resolver, 1000));
+    mib.push(memoriaMiB(processo.filho));
+    await processo.parar();
+  }
+  return { ms: [Math.min(...ms), Math.max(...ms)], mib: [Math.min(...mib), Math.max(...mib)] };
+}
 const subir = async (arquivo: string, env: Record<string, string>) => {
   const processo = await iniciar(arquivo, env);
   processos.push(processo);
@@ -305,7 +324,16 @@ try {
     `  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${kibRssPorPausada.toFixed(2)} KiB por Task)\n`,
   );
   const kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
-  const extras = { pausadas, kibRssPorPausada, kibHeapPorPausada };
+  const subidaDoMcp = await subidas(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
+  const subidaDoAgente = await subidas(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url });
+  for (const [nome, { ms, mib }] of [
+    ['servidor-mcp', subidaDoMcp],
+    ['agente', subidaDoAgente],
+  ] as const)
+    process.stderr.write(
+      `  ${nome}: ${ms.map((v) => v.toFixed(0)).join(' a ')} ms do spawn a aceitar conexoes, ${mib.map((v) => v.toFixed(0)).join(' a ')} MiB de RSS ocioso (3 subidas)\n`,
+    );
+  const extras = { pausadas, kibRssPorPausada, kibHeapPorPausada, subidaDoMcp, subidaDoAgente };
   process.stderr.write(
     `  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`,
   );
