@@ -62,17 +62,35 @@ after(async () => {
   await postgres.parar();
 });
 
-async function noBanco(dialeto: 'sqlite' | 'postgres'): Promise<Pausas> {
-  const db =
-    dialeto === 'sqlite'
-      ? new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) })
-      : new Kysely<TabelaDePausas>({
-          dialect: new PostgresDialect({
-            pool: new pg.Pool({ connectionString: await postgres.novoBanco(`pausas_${randomUUID().replaceAll('-', '')}`) }),
-          }),
+type Motor = 'sqlite' | 'postgres';
+
+/** A fresh, empty database of each engine: SQLite in memory, or a new database on the throwaway PostgreSQL cluster; closed after all tests. */
+async function bancoNovo<T>(motor: Motor, prefixo: string): Promise<Kysely<T>> {
+  const dialect: Dialect =
+    motor === 'sqlite'
+      ? new SqliteDialect({ database: new Sqlite(':memory:') })
+      : new PostgresDialect({
+          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`${prefixo}_${randomUUID().replaceAll('-', '')}`) }),
         });
+  const db = new Kysely<T>({ dialect });
   abertos.push(db);
-  await PausasNoBanco.criarTabela(db, dialeto === 'postgres');
+  return db;
+}
+
+/**
+ * A fresh database with one of the SDK's tables as its migration (`a2a-db
+ * upgrade`) creates it, byte-order collation included: the CLI cannot reach
+ * an in-memory SQLite. `ddl` writes the table given the collated varchar type.
+ */
+async function comTabelaDoSdk<T>(motor: Motor, prefixo: string, ddl: (texto: (tamanho: number) => string) => string): Promise<Kysely<T>> {
+  const db = await bancoNovo<T>(motor, prefixo);
+  await sql.raw(ddl((tamanho) => `varchar(${String(tamanho)}) collate ${motor === 'sqlite' ? 'binary' : '"C"'}`)).execute(db);
+  return db;
+}
+
+async function noBanco(motor: Motor): Promise<Pausas> {
+  const db = await bancoNovo<TabelaDePausas>(motor, 'pausas');
+  await PausasNoBanco.criarTabela(db, motor === 'postgres');
   return new PausasNoBanco(db);
 }
 
@@ -370,27 +388,15 @@ describe('TarefasEmMemoria only', () => {
   });
 });
 
-/**
- * The SDK's tasks table as its migration 0001 (`a2a-db upgrade`) creates it,
- * byte-order collation included: the CLI cannot reach an in-memory SQLite.
- */
-async function tarefasNoBanco(dialeto: 'sqlite' | 'postgres'): Promise<TaskStore> {
-  const dialect: Dialect =
-    dialeto === 'sqlite'
-      ? new SqliteDialect({ database: new Sqlite(':memory:') })
-      : new PostgresDialect({
-          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`tasks_${randomUUID().replaceAll('-', '')}`) }),
-        });
-  const db = new Kysely<TaskDatabase>({ dialect });
-  abertos.push(db);
-  const texto = (tamanho: number) => `varchar(${tamanho}) collate ${dialeto === 'sqlite' ? 'binary' : '"C"'}`;
-  await sql
-    .raw(
+async function tarefasNoBanco(motor: Motor): Promise<TaskStore> {
+  const db = await comTabelaDoSdk<TaskDatabase>(
+    motor,
+    'tasks',
+    (texto) =>
       `create table ${TASK_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null, id ${texto(36)} not null,
         context_id ${texto(36)} not null, status_last_updated bigint not null, status_state ${texto(255)},
         status text, artifacts text, history text, metadata text, protocol_version varchar(255), primary key (tenant, owner, id))`,
-    )
-    .execute(db);
+  );
   return new DatabaseTaskStore(db);
 }
 
@@ -621,23 +627,15 @@ describe('encerradorDeTarefas', () => {
   });
 });
 
-async function webhooksNoBanco(dialeto: 'sqlite' | 'postgres'): Promise<PushNotificationStore> {
-  const dialect: Dialect =
-    dialeto === 'sqlite'
-      ? new SqliteDialect({ database: new Sqlite(':memory:') })
-      : new PostgresDialect({
-          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`push_${randomUUID().replaceAll('-', '')}`) }),
-        });
-  const db = new Kysely<PushNotificationDatabase>({ dialect });
-  abertos.push(db);
-  const texto = (tamanho: number) => `varchar(${tamanho}) collate ${dialeto === 'sqlite' ? 'binary' : '"C"'}`;
-  await sql
-    .raw(
+async function webhooksNoBanco(motor: Motor): Promise<PushNotificationStore> {
+  const db = await comTabelaDoSdk<PushNotificationDatabase>(
+    motor,
+    'push',
+    (texto) =>
       `create table ${PUSH_NOTIFICATION_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null,
         task_id ${texto(36)} not null, config_id ${texto(36)} not null, config_data text, protocol_version varchar(255),
         primary key (tenant, owner, task_id, config_id))`,
-    )
-    .execute(db);
+  );
   return new WebhooksNoBanco(new DatabasePushNotificationStore(db));
 }
 
