@@ -9,11 +9,10 @@
 import type { User } from '@a2a-js/sdk/server';
 import { UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
-import type { Identidades } from 'compartilhado/identidade';
+import { tokenDoBearer, type Identidades } from 'compartilhado/identidade';
 import type { Request, RequestHandler } from 'express';
 import { anotarIdentidade, responderErro, type Binding } from './http.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 const MINUTO_MS = 60_000;
 
 /** Who sent each request that got through, for the SDK's user builder. */
@@ -39,7 +38,7 @@ function identificar(identidades: Identidades, req: Request): { quem: string } |
   if (cabecalhos.length === 0) return { falta: 'falta o cabecalho Authorization: Bearer <token>' };
   // Node keeps only the first of two; two are ambiguous, and refused.
   if (cabecalhos.length > 1) return { falta: 'mais de um cabecalho Authorization' };
-  const token = BEARER.exec(cabecalhos[0] ?? '')?.[1];
+  const token = tokenDoBearer(cabecalhos[0] ?? '');
   if (token === undefined) return { falta: 'o cabecalho Authorization deve ser "Bearer <token>"' };
   const quem = identidades.quem(token);
   return quem === undefined ? { falta: 'token desconhecido', comToken: true } : { quem };

@@ -17,6 +17,12 @@ const NOME = /^[A-Za-z0-9._-]{1,31}$/;
 /** The owner the A2A SDK gives every unauthenticated caller (resolveUserScope). */
 export const DONO_SEM_IDENTIDADE = 'unknown';
 
+/** The token of an `Authorization: Bearer <token>` value (scheme in any case), or undefined for anything else, trailing words included. */
+export function tokenDoBearer(cabecalho: string): string | undefined {
+  const [esquema, token, ...resto] = cabecalho.split(' ');
+  return esquema?.toLowerCase() === 'bearer' && token !== undefined && resto.length === 0 && TOKEN.test(token) ? token : undefined;
+}
+
 /** A token MCP_TOKENS or AGENTE_TOKENS would take: long enough, and only what a Bearer header carries. */
 export const ehTokenAceitavel = (token: string): boolean => token.length >= TAMANHO_MINIMO_DO_TOKEN && TOKEN.test(token);
 

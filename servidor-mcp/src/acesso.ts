@@ -15,13 +15,10 @@ import {
   verifyBearerToken,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
-import type { Identidades } from 'compartilhado/identidade';
+import { tokenDoBearer, type Identidades } from 'compartilhado/identidade';
 
 /** A static token does not expire; the SDK refuses a token without expiry, so each check vouches for the next hour. */
 const VALIDADE_DE_CADA_VERIFICACAO_S = 3600;
-
-/** What the SDK's parser would let through with trailing words (`Bearer <token> lixo`): refused before it. */
-const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/i;
 
 export type Acesso = (req: IncomingMessage) => Promise<{ readonly quem: string } | { readonly recusa: Response; readonly motivo: string }>;
 
@@ -57,7 +54,8 @@ export function criarAcesso(identidades: Identidades, urlDosMetadados: URL): Ace
       // Node keeps only the first Authorization header; two of them are ambiguous, and refused.
       if (cabecalhos.length > 1) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Mais de um cabecalho Authorization');
       const [cabecalho] = cabecalhos;
-      if (cabecalho !== undefined && cabecalho.includes(' ') && !BEARER.test(cabecalho))
+      // The SDK's parser would let trailing words through (`Bearer <token> lixo`): refused before it.
+      if (cabecalho !== undefined && cabecalho.includes(' ') && tokenDoBearer(cabecalho) === undefined)
         throw new OAuthError(OAuthErrorCode.InvalidToken, "Invalid Authorization header format, expected 'Bearer TOKEN'");
       const { clientId } = await verifyBearerToken(cabecalho, { verifier, resourceMetadataUrl });
       return { quem: clientId };
