@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
 import { problemaNoJson } from 'compartilhado/json';
-import { campo, campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
+import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
 import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import type { Acesso } from './acesso.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
@@ -117,10 +117,6 @@ function gravador(res: ServerResponse, registro: Registro): NodeServerResponseLi
     },
   };
 }
-
-type Json = Record<string, unknown>;
-const objeto = (valor: unknown): Json | undefined =>
-  typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Json) : undefined;
 
 const temAlegacaoDeVersao = (pedido: unknown) =>
   typeof objeto(objeto(objeto(pedido)?.params)?._meta)?.[PROTOCOL_VERSION_META_KEY] === 'string';
