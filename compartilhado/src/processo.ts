@@ -7,7 +7,25 @@
 import type { Server } from 'node:http';
 import { ConfiguracaoInvalida } from './ambiente.js';
 
-export const log = (linha: string): void => void process.stderr.write(`${linha}\n`);
+/**
+ * Log lines reach stderr in batches, one write per turn of the event loop:
+ * under load many requests end in the same turn, and each write to a pipe
+ * is a system call. What is pending when the process exits is written then.
+ */
+let pendentes: string[] = [];
+
+function descarregar(): void {
+  if (pendentes.length === 0) return;
+  const texto = `${pendentes.join('\n')}\n`;
+  pendentes = [];
+  process.stderr.write(texto);
+}
+process.on('exit', descarregar);
+
+export const log = (linha: string): void => {
+  if (pendentes.length === 0) setImmediate(descarregar);
+  pendentes.push(linha);
+};
 
 const PRAZO_PARA_ENCERRAR_MS = 5000;
 
