@@ -56,11 +56,11 @@ export function notasDoSdkNaLinha(log: (linha: string) => void): void {
 
 /**
  * The Task a request or its answer names, and the state it reached (or the
- * error code). The answer is a JSON body, or the last event of a stream;
- * JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
+ * error code). The answer is the object given to res.json, or the text of
+ * a stream's last event; JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
  */
-function doResultado(pedido: unknown, corpo: string): { task: unknown; estado: unknown } {
-  const resposta = objeto(lerJson(corpo.replace(/^(event: \w+\n)?data: /, '')));
+function doResultado(pedido: unknown, respondido: unknown): { task: unknown; estado: unknown } {
+  const resposta = objeto(typeof respondido === 'string' ? lerJson(respondido.replace(/^(event: \w+\n)?data: /, '')) : respondido);
   const erro = objeto(resposta?.error);
   const resultado = resposta && 'jsonrpc' in resposta ? objeto(resposta.result) : resposta;
   const evento = objeto(resultado?.task) ?? objeto(resultado?.statusUpdate) ?? objeto(resultado?.artifactUpdate) ?? resultado;
@@ -82,6 +82,13 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
     const comeco = performance.now();
     const registro: Registro = {};
     let corpo = '';
+    // A JSON answer is logged from the object given to res.json, not parsed back from the text it becomes.
+    let respondido: unknown;
+    const json = res.json.bind(res);
+    res.json = ((valor: unknown) => {
+      respondido = valor;
+      return json(valor);
+    }) as Response['json'];
     const guardar = (parte: unknown) => {
       if (typeof parte === 'string' || Buffer.isBuffer(parte)) corpo = parte.toString();
     };
@@ -104,7 +111,7 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
       const linha = campos({
         metodo: jsonRpc?.method ?? '-',
         id: JSON.stringify(jsonRpc?.id ?? null),
-        ...doResultado(pedido, corpo),
+        ...doResultado(pedido, respondido ?? corpo),
         trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
         ...(registro.quem ? { quem: registro.quem } : {}),
         ...(registro.recusa ? { recusa: registro.recusa } : {}),
