@@ -17,8 +17,9 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { lerJson } from 'compartilhado/json';
+import { objeto } from 'compartilhado/log';
 import { BancoIndisponivel, noBanco } from './banco.js';
-import { contextoDe, escopoDe, type Dono } from './escopo.js';
+import { contextoDe, ESCOPO_ANONIMO, escopoDe, type Dono } from './escopo.js';
 import { avisoDeEstado, Eventos } from './eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import type { Encerrar } from './limites.js';
@@ -65,13 +66,56 @@ interface Guardada extends Posicao {
   readonly estado: TaskState | undefined;
   readonly terminal: boolean;
   readonly texto: string;
+  /** History ended with the status message itself, kept in the text once: see textoDe. */
+  readonly statusNoHistorico: boolean;
+}
+
+/** The messages of a Task in its JSON form: history, and the status message. */
+function mensagensDe(json: Record<string, unknown> | undefined) {
+  const historico: unknown[] = Array.isArray(json?.history) ? json.history : [];
+  return [...historico, objeto(json?.status)?.message].map(objeto);
+}
+
+/**
+ * A Task as stored text, written smaller than its JSON in two exact ways.
+ * The SDK copies each status message into history as well: when history
+ * ends with that same message (same JSON), the text keeps it once. And a
+ * message's taskId and contextId equal to the Task's own are written "", a
+ * value Task.toJSON never writes (it leaves empty strings out). lerTarefa
+ * undoes both.
+ */
+function textoDe(task: Task): Pick<Guardada, 'texto' | 'statusNoHistorico'> {
+  const json = objeto(Task.toJSON(task));
+  const historico = json?.history;
+  const mensagem = objeto(json?.status)?.message;
+  const statusNoHistorico =
+    Array.isArray(historico) && mensagem !== undefined && JSON.stringify(historico.at(-1)) === JSON.stringify(mensagem);
+  if (statusNoHistorico) historico.pop();
+  for (const daTarefa of mensagensDe(json)) {
+    if (daTarefa?.taskId === task.id) daTarefa.taskId = '';
+    if (daTarefa?.contextId === task.contextId) daTarefa.contextId = '';
+  }
+  return { texto: JSON.stringify(json), statusNoHistorico };
 }
 
 /** A copy, never the stored object: Task.fromJSON builds a new one from the text. */
-const lerTarefa = (guardada: Guardada) => Task.fromJSON(JSON.parse(guardada.texto));
+function lerTarefa({ texto, statusNoHistorico }: Guardada): Task {
+  const json = objeto(JSON.parse(texto));
+  for (const daTarefa of mensagensDe(json)) {
+    if (daTarefa?.taskId === '') daTarefa.taskId = json?.id;
+    if (daTarefa?.contextId === '') daTarefa.contextId = json?.contextId;
+  }
+  if (statusNoHistorico && Array.isArray(json?.history)) json.history.push(objeto(json.status)?.message);
+  return Task.fromJSON(json);
+}
 
-/** A Task's key in the store: its scope and its id, as JSON so that no pair collides with another. */
-const chaveDe = (escopo: string, id: string) => JSON.stringify([escopo, id]);
+/**
+ * A Task's key in the store. The anonymous scope, by far the commonest,
+ * files a Task under its bare id, the very string Guardada keeps, so no
+ * second copy; any other scope under JSON `[escopo, id]`, which starts with
+ * `[` as no bare key does: no pair collides with another.
+ */
+const chaveDe = (escopo: string, id: string) => (escopo === ESCOPO_ANONIMO && !id.startsWith('[') ? id : JSON.stringify([escopo, id]));
 
 /** The SDK's default page size; its request handler always fills pageSize in before asking a store. */
 const PAGINA_PADRAO = 50;
@@ -120,9 +164,9 @@ function oferecer(primeiras: Guardada[], candidata: Guardada, limite: number): v
  * Tasks in memory, at most `maximo`: past it the least recently updated
  * finished Tasks are forgotten (GetTask then answers "not found"), each
  * told to `aoEsquecer`. Paused and running Tasks are never dropped here;
- * their number is capped apart. Each Task is kept as its JSON text: a third
- * of the memory of the object graph, and a copy on every load, which a
- * store must give anyway. Tasks are scoped by tenant and owner, and listed,
+ * their number is capped apart. Each Task is kept as its JSON text (see
+ * textoDe): a third of the memory of the object graph, and a copy on every
+ * load, which a store must give anyway. Tasks are scoped by tenant and owner, and listed,
  * as DatabaseTaskStore does: memory and database answer alike.
  */
 export class TarefasEmMemoria implements TaskStore {
@@ -150,7 +194,7 @@ export class TarefasEmMemoria implements TaskStore {
       estado: task.status?.state,
       instante: instanteDe(task),
       terminal: terminal(task),
-      texto: JSON.stringify(Task.toJSON(task)),
+      ...textoDe(task),
     });
     for (const [antigaChave, antiga] of this.porChave) {
       if (this.porChave.size <= this.maximo) break;

@@ -437,7 +437,7 @@ for (const [nome, criar] of [
   ['DatabaseTaskStore (SQLite)', () => tarefasNoBanco('sqlite')],
   ['DatabaseTaskStore (PostgreSQL)', () => tarefasNoBanco('postgres')],
 ] as const) {
-  describe(`ListTasks on ${nome}`, () => {
+  describe(`Task store contract (ListTasks, scopes, round trip) on ${nome}`, () => {
     const anonimo = new ServerCallContext();
     const guardar = async (tarefas: TaskStore, modelos: readonly Modelo[], contexto = anonimo) => {
       for (const modelo of modelos) await tarefas.save(tarefaEm(modelo), contexto);
@@ -583,6 +583,45 @@ for (const [nome, criar] of [
       assert.deepEqual(await listados(tenantB), [['mesma', 't2'], 2]);
       assert.deepEqual(await listados(anaEmA), [['t3'], 1]);
       assert.deepEqual(await listados(anonimo), [[], 0]);
+    });
+
+    it('gives a Task back exactly as saved, whether or not its history ends with its status message', async () => {
+      const tarefas = await criar();
+      const mensagem = (messageId: string, text: string) => ({ messageId, role: 'ROLE_AGENT', parts: [{ text }] });
+      const comHistorico = (id: string, historico: object[]) =>
+        Task.fromJSON({
+          id,
+          contextId: 'ctx-1',
+          status: { state: 'TASK_STATE_INPUT_REQUIRED', message: mensagem('m2', 'alternativas: sala-fusca'), timestamp: aos(1) },
+          history: historico,
+        });
+      const casos = [
+        // What the SDK writes: the status message copied, as is, at the end of history.
+        comHistorico('repetida', [mensagem('m1', 'reservar'), mensagem('m2', 'alternativas: sala-fusca')]),
+        // The same messageId with other words is another message: both are kept.
+        comHistorico('mesmo-id', [mensagem('m2', 'outra coisa')]),
+        comHistorico('sem-historico', []),
+        // Messages that name this Task and its context, another Task, or none.
+        comHistorico('com-ids', [
+          { ...mensagem('m1', 'reservar'), taskId: 'com-ids', contextId: 'ctx-1' },
+          { ...mensagem('m3', 'de outra'), taskId: 'outra', contextId: 'ctx-2' },
+          { ...mensagem('m4', 'so o contexto'), contextId: 'ctx-1' },
+        ]),
+        // A bare id that looks like a composite key, in the anonymous scope and in a tenant's.
+        comHistorico('["[\\"\\",\\"unknown\\"]","x"]', [mensagem('m2', 'alternativas: sala-fusca')]),
+      ];
+      const tenant = new ServerCallContext({ tenant: 'a' });
+      for (const task of casos) {
+        await tarefas.save(task, anonimo);
+        assert.deepEqual(await tarefas.load(task.id, anonimo), task, task.id);
+      }
+      assert.equal(await tarefas.load('x', anonimo), undefined);
+      const parecida = comHistorico('["[\\"\\",\\"unknown\\"]","x"]', []);
+      assert.ok(parecida.status);
+      parecida.status.state = TaskState.TASK_STATE_WORKING;
+      await tarefas.save(parecida, tenant);
+      assert.equal((await tarefas.load(parecida.id, tenant))?.status?.state, TaskState.TASK_STATE_WORKING);
+      assert.equal((await tarefas.load(parecida.id, anonimo))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
     });
   });
 }
