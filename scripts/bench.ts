@@ -15,6 +15,8 @@ import { FERRAMENTAS } from 'compartilhado/contrato';
 import { vaga } from './dados.js';
 import * as z from 'zod';
 import { CorpoA2A, tarefaDo } from './a2a-cru.js';
+import { objeto } from 'compartilhado/log';
+import { WebSocket, type MessageEvent } from 'undici';
 import { chaveEEstado, pedidoMcp } from './mcp-cru.js';
 import { iniciarPostgres } from './postgres.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
@@ -135,6 +137,7 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
       corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: args }),
     ),
   );
+  const texto = JSON.stringify(Task.toJSON(modelo));
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
   const contexto = new ServerCallContext();
   const pausas = new PausasEmMemoria();
@@ -142,7 +145,8 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const antes = process.memoryUsage().heapUsed;
   for (let i = 0; i < PAUSADAS; i++) {
     const id = randomUUID();
-    await tarefas.save({ ...modelo, id, contextId: randomUUID() }, contexto);
+    // Its own ids everywhere, messages included, as a Task of its own would have.
+    await tarefas.save(Task.fromJSON(JSON.parse(texto.replaceAll(modelo.id, id).replaceAll(modelo.contextId, randomUUID()))), contexto);
     await pausas.guardar(id, {
       ferramenta: FERRAMENTAS.reservar,
       argumentos: args,
@@ -158,6 +162,73 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const kib = (process.memoryUsage().heapUsed - antes) / 1024 / PAUSADAS;
   if (tarefas.tamanho !== PAUSADAS || (await pausas.total()) !== PAUSADAS) throw new Error('as estruturas nao guardaram tudo');
   return kib;
+}
+
+/**
+ * The agent's RSS per paused Task, in a fresh agent (inspector on a
+ * loopback port): RSS after a full GC, PAUSADAS pauses that stay open, RSS
+ * right after them and after another full GC. Right after, RSS also holds
+ * the garbage of the load: V8 lets the heap grow to several times what is
+ * live before it collects. The full GC (the inspector's, which also gives
+ * free pages back) leaves what the Tasks really keep.
+ */
+async function rssPorPausada(mcpUrl: string, pedido: string) {
+  const agente = await subir(ARQUIVO_DO_AGENTE, {
+    AGENTE_PORT: '0',
+    MCP_URL: mcpUrl,
+    AGENTE_MAX_PAUSED: String(PAUSADAS * 2),
+    NODE_OPTIONS: '--inspect=127.0.0.1:0',
+  });
+  const inspetor = new WebSocket(
+    /Debugger listening on (ws:\/\/\S+)/.exec(await agente.esperarLinha(/Debugger listening on ws:/))?.[1] ?? '',
+  );
+  await new Promise((resolver, rejeitar) => {
+    inspetor.addEventListener('open', resolver);
+    inspetor.addEventListener('error', rejeitar);
+  });
+  let proximo = 0;
+  const coletar = async () => {
+    const id = ++proximo;
+    await new Promise<void>((resolver) => {
+      const ouvir = (evento: MessageEvent) => {
+        if (typeof evento.data !== 'string' || objeto(JSON.parse(evento.data))?.id !== id) return;
+        inspetor.removeEventListener('message', ouvir);
+        resolver();
+      };
+      inspetor.addEventListener('message', ouvir);
+      inspetor.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
+    });
+    return memoriaMiB(agente.filho);
+  };
+  // A few hundred pauses first: code compiled, pools and caches filled, as in an agent that has been serving.
+  const pausar = async (amount: number) => {
+    let pausadas = 0;
+    await autocannon({
+      url: `${agente.url}/a2a`,
+      connections: CONEXOES,
+      amount,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: mensagemA2A(pedido) }),
+          onResponse: (status) => {
+            if (status === 200) pausadas++;
+          },
+        },
+      ],
+    });
+    return pausadas;
+  };
+  await pausar(500);
+  const antes = await coletar();
+  const pausadas = await pausar(PAUSADAS);
+  const logoDepois = memoriaMiB(agente.filho);
+  const depoisDoGc = await coletar();
+  inspetor.close();
+  await agente.parar();
+  const porTask = (mib: number) => ((mib - antes) * 1024) / pausadas;
+  return { pausadas, antes, logoDepois, depoisDoGc, kibLogoDepois: porTask(logoDepois), kibDepoisDoGc: porTask(depoisDoGc) };
 }
 
 const segredo = randomBytes(32).toString('hex');
@@ -300,28 +371,10 @@ try {
     },
   ]);
 
-  // Agent memory per paused Task: RSS before and after PAUSADAS pauses that stay open.
-  const antes = memoriaMiB(agente.filho);
-  let pausadas = 0;
-  await autocannon({
-    url: a2a,
-    connections: CONEXOES,
-    amount: PAUSADAS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: mensagemA2A(pedidoEmConflito) }),
-        onResponse: (status) => {
-          if (status === 200) pausadas++;
-        },
-      },
-    ],
-  });
-  const depois = memoriaMiB(agente.filho);
-  const kibRssPorPausada = ((depois - antes) * 1024) / pausadas;
+  const rss = await rssPorPausada(mcp.url, pedidoEmConflito);
   process.stderr.write(
-    `  ${pausadas} Tasks pausadas: RSS do agente ${antes.toFixed(0)} -> ${depois.toFixed(0)} MiB (${kibRssPorPausada.toFixed(2)} KiB por Task)\n`,
+    `  ${rss.pausadas} Tasks pausadas num agente novo: RSS ${rss.antes.toFixed(0)} -> ${rss.logoDepois.toFixed(0)} MiB logo depois ` +
+      `(${rss.kibLogoDepois.toFixed(2)} KiB por Task), ${rss.depoisDoGc.toFixed(0)} MiB depois de um GC completo (${rss.kibDepoisDoGc.toFixed(2)} KiB por Task)\n`,
   );
   const kibHeapPorPausada = await heapPorPausada(a2a, mcp.url, pedidoEmConflito);
   const subidaDoMcp = await subidas(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
@@ -333,7 +386,7 @@ try {
     process.stderr.write(
       `  ${nome}: ${ms.map((v) => v.toFixed(0)).join(' a ')} ms do spawn a aceitar conexoes, ${mib.map((v) => v.toFixed(0)).join(' a ')} MiB de RSS ocioso (3 subidas)\n`,
     );
-  const extras = { pausadas, kibRssPorPausada, kibHeapPorPausada, subidaDoMcp, subidaDoAgente };
+  const extras = { rss, kibHeapPorPausada, subidaDoMcp, subidaDoAgente };
   process.stderr.write(
     `  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`,
   );
@@ -370,8 +423,9 @@ try {
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
     'consultar p50 com 100000 / com 10 (alvo <= 1.5)': (escala.get(100_000)?.p50 ?? NaN) / (escala.get(10)?.p50 ?? NaN),
-    'KiB de heap por Task pausada (alvo <= 4)': kibHeapPorPausada,
-    'KiB de RSS por Task pausada (processo inteiro)': kibRssPorPausada,
+    'KiB de heap por Task pausada (alvo <= 2.5)': kibHeapPorPausada,
+    'KiB de RSS do agente por Task pausada, logo depois (com o lixo da carga)': rss.kibLogoDepois,
+    'KiB de RSS do agente por Task pausada, depois de um GC completo (alvo <= 8)': rss.kibDepoisDoGc,
   };
 
   const tabela = [
