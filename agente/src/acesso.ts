@@ -11,7 +11,7 @@ import { UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { tokenDoBearer, type Identidades } from 'compartilhado/identidade';
 import type { Request, RequestHandler } from 'express';
-import { anotarIdentidade, responderErro, type Binding } from './http.js';
+import { anotarAcesso, responderErro, type Binding } from './http.js';
 
 const MINUTO_MS = 60_000;
 
@@ -66,14 +66,14 @@ export function criarPortaria(identidades: Identidades | undefined, limitePorMin
     exigir: (binding) => (req, res, next) => {
       const identificado = identificar(identidades, req);
       if ('falta' in identificado) {
-        anotarIdentidade({ recusa: identificado.falta });
+        anotarAcesso({ recusa: identificado.falta });
         // The answer never says which tokens exist, only what this request lacks (RFC 6750 §3.1: invalid_token when one came).
         res.set('WWW-Authenticate', identificado.comToken ? 'Bearer realm="a2a", error="invalid_token"' : 'Bearer realm="a2a"');
         responderErro(res, 401, A2A_ERROR_CODE.INVALID_REQUEST, `Nao autenticado: ${identificado.falta}`, binding);
         return;
       }
       const { quem } = identificado;
-      anotarIdentidade({ quem });
+      anotarAcesso({ quem });
       const esperar = dentroDoLimite(quem);
       if (esperar !== undefined) {
         res.set('Retry-After', String(esperar));

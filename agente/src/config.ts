@@ -2,6 +2,7 @@
 import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
+import { lerOrigens } from 'compartilhado/origem';
 
 export interface Configuracao {
   readonly porta: number;
@@ -15,6 +16,8 @@ export interface Configuracao {
   readonly tokenDoMcp: string | undefined;
   /** Public base URL for the card; undefined means "derive from the port actually bound". */
   readonly urlPublica: URL | undefined;
+  /** AGENTE_ORIGENS: browser origins allowed besides the agent's own (see compartilhado/origem). */
+  readonly origens: readonly string[];
   readonly limiteDoCorpoBytes: number;
   /** TASKS_DB: a SQLite file or a postgres:// URL; undefined keeps Tasks in memory. */
   readonly banco: string | undefined;
@@ -115,6 +118,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
     tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
+    origens: lerOrigens(env, 'AGENTE_ORIGENS'),
     limiteDoCorpoBytes: 64 * 1024,
     banco: env.TASKS_DB || undefined,
     maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),

@@ -18,13 +18,13 @@ interface Registro {
   terminado?: boolean;
   /** The caller's identity, with AGENTE_TOKENS. */
   quem?: string;
-  /** Why AGENTE_TOKENS refused the request (never the header's value). */
+  /** Why the request was refused: by AGENTE_TOKENS (never the header's value) or by the Origin rule. */
   recusa?: string;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
-/** Names the caller of the current request in its log line, or why it was refused. */
-export function anotarIdentidade(identidade: { readonly quem: string } | { readonly recusa: string }): void {
+/** Names the caller of the current request in its log line, or why it was refused (identity or origin). */
+export function anotarAcesso(identidade: { readonly quem: string } | { readonly recusa: string }): void {
   const registro = registroAtual.getStore();
   if (registro) Object.assign(registro, identidade);
 }

@@ -5,6 +5,7 @@ import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
+import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import express from 'express';
 import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './card.js';
 import { lerConfiguracao } from './config.js';
@@ -16,7 +17,7 @@ import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenam
 import { criarPortaria } from './acesso.js';
 import { Atendimento } from './atendimento.js';
 import { Avisos } from './avisos.js';
-import { errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
+import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
 import { Ponte } from './ponte.js';
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
@@ -25,7 +26,7 @@ const contextoA2A: ServerCallContextBuilder = (opcoes) =>
 
 const VARREDURA_MS = 30_000;
 
-function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento) {
+function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento, origem: RegraDeOrigem) {
   const mcp = new ClienteMcp(config.mcpUrl, log, config.tokenDoMcp);
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
   const { exclusao } = armazenamento;
@@ -66,6 +67,16 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
     });
   }
+  // Every A2A route, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
+  app.use([CAMINHO_A2A, CAMINHO_REST], (req, res, next) => {
+    const recusa = origem(req.headers);
+    if (recusa === undefined) {
+      next();
+      return;
+    }
+    anotarAcesso({ recusa });
+    responderRecusaDeOrigem(res, recusa);
+  });
   app.use(
     CAMINHO_A2A,
     portaria.exigir('jsonrpc'),
@@ -117,7 +128,8 @@ executarProcesso('agente', async () => {
   // The card needs the bound port, so the app is built once listening.
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
-  const { app, mcp, push } = montarApp(config, urlPublica, armazenamento);
+  const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
+  const { app, mcp, push } = montarApp(config, urlPublica, armazenamento, origem);
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(

@@ -255,7 +255,7 @@ describe('hostile and broken input', () => {
   it('MCP: a foreign browser Origin is refused with 403 (DNS rebinding); local origins pass', async () => {
     const estranho = await chamar(processos.mcp.url, { metodo: 'tools/list', headers: { origin: 'https://malicioso.example' } });
     assert.equal(estranho.status, 403);
-    const local = await chamar(processos.mcp.url, { metodo: 'tools/list', headers: { origin: 'http://localhost:6274' } });
+    const local = await chamar(processos.mcp.url, { metodo: 'tools/list', headers: { origin: new URL(processos.mcp.url).origin } });
     assert.equal(local.status, 200);
   });
 

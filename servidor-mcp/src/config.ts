@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta, lerUrlDoPostgres } from 'compartilhado/ambiente';
 import { Identidades } from 'compartilhado/identidade';
+import { lerOrigens } from 'compartilhado/origem';
 
 export interface Configuracao {
   readonly porta: number;
@@ -16,6 +17,8 @@ export interface Configuracao {
   readonly identidades: Identidades | undefined;
   /** MCP_URL, with MCP_TOKENS: the public URL of /mcp, as clients reach it; undefined means the bound address. */
   readonly urlPublica: URL | undefined;
+  /** MCP_ORIGENS: browser origins allowed besides the server's own (see compartilhado/origem). */
+  readonly origens: readonly string[];
 }
 
 const MINIMO_DO_SEGREDO = 32;
@@ -61,5 +64,6 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     banco: lerUrlDoPostgres(env, 'RESERVAS_DB'),
     identidades,
     urlPublica: lerUrlPublica(env, host, identidades),
+    origens: lerOrigens(env, 'MCP_ORIGENS'),
   });
 }

@@ -14,7 +14,8 @@ import {
 import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
 import { problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
-import { localhostOriginValidation, toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+import { toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import type { Acesso } from './acesso.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 
@@ -142,10 +143,10 @@ export function criarAtendimento(
   limiteDoCorpo: number,
   log: (linha: string) => void,
   { documentos, link }: Publicos,
+  origem: RegraDeOrigem,
   acesso?: Acesso,
 ) {
   const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
-  const origemPermitida = localhostOriginValidation();
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const comeco = performance.now();
@@ -167,8 +168,12 @@ export function criarAtendimento(
             registro,
             responderErro(res, 404, ProtocolErrorCode.InvalidRequest, `Nada aqui: o endpoint MCP e ${CAMINHO}`),
           );
-        // DNS-rebinding guard: a browser page from a foreign origin is refused with 403.
-        if (!origemPermitida(req, res)) return void (registro.status = 403);
+        // DNS-rebinding guard, the agent's rule too: a browser page from a foreign origin is refused with 403.
+        const recusa = origem(req.headers);
+        if (recusa !== undefined) {
+          responderRecusaDeOrigem(res, recusa);
+          return Object.assign(registro, { status: 403, motivo: recusa });
+        }
         // A browser's preflight carries no credentials: it is the SDK's to answer, as without tokens.
         if (acesso && req.method !== 'OPTIONS') {
           const autorizado = await acesso(req);

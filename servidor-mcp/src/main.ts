@@ -1,6 +1,7 @@
 /** The only file that listens: config, data, HTTP server. */
 import { createServer } from 'node:http';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
+import { regraDeOrigem } from 'compartilhado/origem';
 import { lerConfiguracao } from './config.js';
 import { abrirAgenda } from './dados.js';
 import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard } from './descoberta.js';
@@ -29,7 +30,8 @@ executarProcesso('servidor-mcp', async () => {
   const metadados = identidades && metadadosDoRecurso(urlDoMcp);
   if (metadados) documentos.set(metadados.url.pathname, metadados.corpo);
   const acesso = identidades && metadados && criarAcesso(identidades, metadados.url);
-  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, { documentos, link: LINK_DO_SERVER_CARD }, acesso);
+  const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
+  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, { documentos, link: LINK_DO_SERVER_CARD }, origem, acesso);
   servidor.on('request', (req, res) => void atender(req, res));
   const quem = identidades ? `, tokens para ${identidades.nomes.join(', ')}` : '';
   log(
