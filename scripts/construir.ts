@@ -1,13 +1,13 @@
 /**
  * `npm run build`: each process bundled by esbuild into one JavaScript file
- * in its workspace's dist/. Node starts a bundle in a fraction of the time
+ * (and the console page built by Vite). Node starts a bundle in a fraction of the time
  * and memory tsx needs (no loader thread, no transform, one file to read).
  * `--se-preciso` builds only when a bundle is missing or older than any
  * source or the lockfile. Bundles are written to a temporary name and
  * renamed, so a process never starts from a half-written file, even when
  * several builds race.
  */
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,7 +19,10 @@ export const PROCESSOS = {
   agente: { entrada: 'agente/src/main.ts', saida: 'agente/dist/main.js' },
 } as const;
 
-const FONTES = ['compartilhado/src', 'servidor-mcp/src', 'agente/src', 'package-lock.json'];
+/** The console the agent serves at /: a page built by Vite from console/ into console/dist/. */
+export const CONSOLE = { raiz: 'console', saida: 'console/dist/index.html' } as const;
+
+const FONTES = ['compartilhado/src', 'servidor-mcp/src', 'agente/src', 'console/src', 'console/index.html', 'package-lock.json'];
 
 /** CommonJS dependencies (pg, express) call require(); an ESM bundle gives them one. */
 const REQUIRE = 'import { createRequire as __criarRequire } from "node:module"; const require = __criarRequire(import.meta.url);';
@@ -32,7 +35,7 @@ function maisRecente(caminho: string): number {
 
 function desatualizado(): boolean {
   const fontes = Math.max(...FONTES.map(maisRecente));
-  return Object.values(PROCESSOS).some(({ saida }) => {
+  return [...Object.values(PROCESSOS), CONSOLE].some(({ saida }) => {
     try {
       return statSync(join(RAIZ, saida)).mtimeMs < fontes;
     } catch {
@@ -59,12 +62,32 @@ export async function construir(): Promise<void> {
       write: false,
       logLevel: 'warning',
     });
-    for (const arquivo of outputFiles) {
-      mkdirSync(dirname(arquivo.path), { recursive: true });
-      const temporario = `${arquivo.path}.${process.pid}.tmp`;
-      writeFileSync(temporario, arquivo.contents);
-      renameSync(temporario, arquivo.path);
-    }
+    for (const arquivo of outputFiles) gravarInteiro(arquivo.path, arquivo.contents);
+  }
+  await construirConsole();
+}
+
+/** A file written under a temporary name and renamed: no reader ever sees half of it. */
+function gravarInteiro(caminho: string, conteudo: string | Uint8Array): void {
+  mkdirSync(dirname(caminho), { recursive: true });
+  const temporario = `${caminho}.${process.pid}.tmp`;
+  writeFileSync(temporario, conteudo);
+  renameSync(temporario, caminho);
+}
+
+/** The console with Vite, every asset from the project's own files (no CDN); index.html written last, as the sign it is whole. */
+async function construirConsole(): Promise<void> {
+  const { build: construirComVite } = await import('vite');
+  const saida = await construirComVite({ root: join(RAIZ, CONSOLE.raiz), logLevel: 'warn', build: { write: false, emptyOutDir: false } });
+  for (const resultado of Array.isArray(saida) ? saida : [saida]) {
+    if (!('output' in resultado)) throw new Error('o Vite nao devolveu os arquivos do console');
+    const arquivos = [...resultado.output].sort((a, b) => Number(a.fileName === 'index.html') - Number(b.fileName === 'index.html'));
+    for (const arquivo of arquivos)
+      gravarInteiro(join(RAIZ, CONSOLE.raiz, 'dist', arquivo.fileName), arquivo.type === 'asset' ? arquivo.source : arquivo.code);
+    // Assets are named by their hash: the ones of earlier builds are no one's now.
+    const atuais = new Set(arquivos.map((arquivo) => arquivo.fileName));
+    const pasta = join(RAIZ, CONSOLE.raiz, 'dist', 'assets');
+    for (const nome of readdirSync(pasta)) if (!atuais.has(`assets/${nome}`)) rmSync(join(pasta, nome));
   }
 }
 
