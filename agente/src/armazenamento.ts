@@ -41,6 +41,8 @@ export interface OpcoesDeArmazenamento {
   readonly maxTarefas: number;
   /** A connection the database dropped while idle (the agent keeps serving; the next query opens another). */
   readonly aoPerderConexao: (erro: Error) => void;
+  /** A Task the memory store forgot (past its cap): what else is kept of it goes too. */
+  readonly aoEsquecer?: (taskId: string) => void;
 }
 
 export const TERMINAIS: ReadonlySet<TaskState> = new Set([
@@ -344,11 +346,19 @@ async function migrar(urlDoBanco: string): Promise<void> {
   });
 }
 
-export async function abrirArmazenamento({ banco, maxTarefas, aoPerderConexao }: OpcoesDeArmazenamento): Promise<Armazenamento> {
+export async function abrirArmazenamento({
+  banco,
+  maxTarefas,
+  aoPerderConexao,
+  aoEsquecer,
+}: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
     const webhooks = new WebhooksEmMemoria();
     return {
-      tarefas: new TarefasEmMemoria(maxTarefas, (taskId) => webhooks.esquecer(taskId)),
+      tarefas: new TarefasEmMemoria(maxTarefas, (taskId) => {
+        webhooks.esquecer(taskId);
+        aoEsquecer?.(taskId);
+      }),
       webhooks,
       pausas: new PausasEmMemoria(),
       exclusao: new ExclusaoLocal(),

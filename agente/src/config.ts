@@ -18,6 +18,8 @@ export interface Configuracao {
   readonly urlPublica: URL | undefined;
   /** AGENTE_ORIGENS: browser origins allowed besides the agent's own (see compartilhado/origem). */
   readonly origens: readonly string[];
+  /** AGENTE_CONSOLE: the web console at / (on unless 0). */
+  readonly console: boolean;
   readonly limiteDoCorpoBytes: number;
   /** TASKS_DB: a SQLite file or a postgres:// URL; undefined keeps Tasks in memory. */
   readonly banco: string | undefined;
@@ -119,6 +121,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
     origens: lerOrigens(env, 'AGENTE_ORIGENS'),
+    console: lerInteiro(env, 'AGENTE_CONSOLE', 1, 0, 1) === 1,
     limiteDoCorpoBytes: 64 * 1024,
     banco: env.TASKS_DB || undefined,
     maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),

@@ -6,6 +6,7 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
+import type { FioMcp } from './fio.js';
 import { Eventos } from './eventos.js';
 import type { TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
@@ -53,6 +54,8 @@ export class Executor implements AgentExecutor {
     private readonly ponte: Ponte,
     private readonly exclusao: Exclusao,
     private readonly tarefas: Pick<TarefasDaPonte, 'gravado'>,
+    /** With the console on: each step's MCP exchanges noted under its Task. */
+    private readonly fio?: Pick<FioMcp, 'naTask'>,
   ) {}
 
   async execute(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -63,8 +66,10 @@ export class Executor implements AgentExecutor {
       // stream or returnImmediately hands its id out before the step ends, and a
       // cancel or an early answer, here or on another agent, waits until this
       // step's outcome is stored.
-      if (contexto.task) await this.continuar(contexto, contexto.task, bus);
-      else await this.exclusao.com(contexto.taskId, () => this.abrir(contexto, bus));
+      const { task } = contexto;
+      const passo = () =>
+        task ? this.continuar(contexto, task, bus) : this.exclusao.com(contexto.taskId, () => this.abrir(contexto, bus));
+      await (this.fio ? this.fio.naTask(contexto.taskId, passo) : passo());
     } finally {
       this.emExecucao.delete(contexto.taskId);
     }

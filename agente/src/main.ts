@@ -15,6 +15,8 @@ import { ClienteMcp, credenciaisRecusadas } from './mcp-cliente.js';
 import { PausasLimitadas } from './limites.js';
 import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
 import { criarPortaria } from './acesso.js';
+import { CAMINHO_CONSOLE, servirConsole } from './console.js';
+import { FioMcp } from './fio.js';
 import { Atendimento } from './atendimento.js';
 import { Avisos } from './avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
@@ -26,8 +28,20 @@ const contextoA2A: ServerCallContextBuilder = (opcoes) =>
 
 const VARREDURA_MS = 30_000;
 
-function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, armazenamento: Armazenamento, origem: RegraDeOrigem) {
-  const mcp = new ClienteMcp(config.mcpUrl, log, config.tokenDoMcp);
+interface Partes {
+  readonly armazenamento: Armazenamento;
+  readonly origem: RegraDeOrigem;
+  /** With the console on: the MCP exchanges of each Task, for its Fio panel. */
+  readonly fio: FioMcp | undefined;
+}
+
+function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio }: Partes) {
+  const mcp = new ClienteMcp(
+    config.mcpUrl,
+    log,
+    config.tokenDoMcp,
+    fio && ((pedido, http, resposta) => fio.anotar(pedido, http, resposta)),
+  );
   const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
   const { exclusao } = armazenamento;
   const push = {
@@ -45,7 +59,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
     tarefas,
-    new Executor(new Ponte(mcp, pausas), exclusao, tarefas),
+    new Executor(new Ponte(mcp, pausas), exclusao, tarefas, fio),
     exclusao,
     pausas,
     push,
@@ -67,8 +81,8 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
       res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
     });
   }
-  // Every A2A route, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
-  app.use([CAMINHO_A2A, CAMINHO_REST], (req, res, next) => {
+  // Every A2A route and the console's data, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
+  app.use([CAMINHO_A2A, CAMINHO_REST, CAMINHO_CONSOLE], (req, res, next) => {
     const recusa = origem(req.headers);
     if (recusa === undefined) {
       next();
@@ -77,6 +91,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     anotarAcesso({ recusa });
     responderRecusaDeOrigem(res, recusa);
   });
+  if (fio) app.use(servirConsole(fio, tarefas, portaria.exigir('rest'), portaria.usuario));
   app.use(
     CAMINHO_A2A,
     portaria.exigir('jsonrpc'),
@@ -119,9 +134,11 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
 executarProcesso('agente', async () => {
   notasDoSdkNaLinha(log);
   const config = lerConfiguracao();
+  const fio = config.console ? new FioMcp() : undefined;
   const armazenamento = await abrirArmazenamento({
     ...config,
     aoPerderConexao: (erro) => log(`banco de Tasks: conexao perdida (${erro.message}); a proxima consulta abre outra`),
+    aoEsquecer: fio && ((taskId) => fio.esquecer(taskId)),
   });
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
@@ -129,7 +146,7 @@ executarProcesso('agente', async () => {
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
   const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
-  const { app, mcp, push } = montarApp(config, urlPublica, armazenamento, origem);
+  const { app, mcp, push } = montarApp(config, urlPublica, { armazenamento, origem, fio });
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(

@@ -66,7 +66,10 @@ function cabecalhosDe(brutos: Record<string, string | string[] | undefined>): He
  * Response the SDK reads. JSON is read whole (its outcome is logged); any
  * other body, a server-sent event stream, goes on as a stream.
  */
-function fetchComLog(log: Log): typeof fetch {
+/** Told each JSON exchange: the request body, the HTTP status, the answer's text (the console's Fio keeps them). */
+export type AoTrocar = (pedido: string, http: number, resposta: string) => void;
+
+function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
   return async (entrada, init) => {
     const comeco = performance.now();
     const pedido = pedidoDe(init?.body);
@@ -93,6 +96,7 @@ function fetchComLog(log: Log): typeof fetch {
     if (headers.get('content-type')?.includes('application/json')) {
       const texto = await resposta.body.text();
       linha({ http: status, resultado: resultadoJsonRpc(texto) });
+      aoTrocar?.(typeof corpo === 'string' ? corpo : '', status, texto);
       return new Response(texto, { status, headers });
     }
     linha({ http: status, resultado: '-' });
@@ -117,6 +121,7 @@ export class ClienteMcp {
     private readonly log: Log,
     /** MCP_TOKEN, sent as `Authorization: Bearer` on every request by the SDK's transport. */
     private readonly token?: string,
+    private readonly aoTrocar?: AoTrocar,
   ) {}
 
   /** Connects once; a failed connection is retried by the next caller. */
@@ -131,7 +136,7 @@ export class ClienteMcp {
       const { token } = this;
       // Without onUnauthorized, a 401 is thrown as UnauthorizedError: a static token has nothing to refresh.
       const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
-      await cliente.connect(new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log), authProvider }));
+      await cliente.connect(new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log, this.aoTrocar), authProvider }));
       return cliente;
     })();
     this.conexao.catch(() => (this.conexao = undefined));

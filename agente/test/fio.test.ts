@@ -1,0 +1,52 @@
+/** FioMcp: the MCP exchanges kept per Task for the console, sealed when read, bounded, forgotten with the Task. */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { FioMcp, LIMITE_DE_BYTES } from '../src/fio.js';
+
+const pedido = (id: number, extra: object = {}) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'reservar_sala', ...extra, _meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+  });
+const pausa = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { resultType: 'input_required', requestState: 'v1.c2VsYWRv.bWFj' } });
+
+it('keeps what a step of a Task asked MCP, sealed when read; nothing outside a step', async () => {
+  const fio = new FioMcp();
+  fio.anotar(pedido(0), 200, '{}');
+  await fio.naTask('t1', () => {
+    fio.anotar(pedido(1), 200, pausa);
+    fio.anotar(pedido(2, { requestState: 'v1.c2VsYWRv.bWFj' }), 200, '{"jsonrpc":"2.0","id":2,"result":{}}');
+    return Promise.resolve();
+  });
+  const trocas = fio.trocas('t1');
+  assert.deepEqual(
+    trocas.map(({ metodo, id, traceparent, http }) => [metodo, id, traceparent, http]),
+    [
+      ['tools/call', '1', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 200],
+      ['tools/call', '2', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 200],
+    ],
+  );
+  assert.match(trocas[0]?.resposta ?? '', /"requestState":"<selado: 16 bytes>"/);
+  assert.match(trocas[1]?.pedido ?? '', /"requestState":"<selado: 16 bytes>"/);
+  assert.ok(!JSON.stringify(trocas).includes('v1.c2VsYWRv'));
+  assert.deepEqual(fio.trocas('outra'), []);
+  fio.esquecer('t1');
+  assert.deepEqual(fio.trocas('t1'), []);
+});
+
+it('past LIMITE_DE_BYTES the oldest Tasks go first, never the one being noted', async () => {
+  const fio = new FioMcp();
+  const grande = 'x'.repeat(LIMITE_DE_BYTES / 4);
+  for (const taskId of ['a', 'b', 'c', 'd', 'e'])
+    await fio.naTask(taskId, () => {
+      fio.anotar(pedido(1), 200, grande);
+      return Promise.resolve();
+    });
+  assert.deepEqual(
+    ['a', 'b', 'c', 'd', 'e'].map((taskId) => fio.trocas(taskId).length),
+    [0, 0, 1, 1, 1],
+  );
+  assert.match(fio.trocas('e')[0]?.resposta ?? '', /… \(cortado\)$/, 'a body is cut for the panel');
+});
