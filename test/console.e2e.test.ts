@@ -196,6 +196,39 @@ describe('the console, in Chromium', () => {
   });
 });
 
+it('with AGENTE_TOKENS: asks for a token, says when the agent refuses it, and works with the right one, Fio included', async () => {
+  const mcp = await iniciarServidorMcp();
+  const ana = randomBytes(24).toString('base64url');
+  const agente = await iniciarAgente(mcp.url, { AGENTE_TOKENS: `ana:${ana}` });
+  const navegador = await abrirNavegador();
+  try {
+    const pagina = await navegador.contexto.newPage();
+    await pagina.goto(agente.url);
+    const token = pagina.getByLabel('Token', { exact: true });
+    await token.fill(randomBytes(24).toString('base64url'));
+    await token.press('Enter');
+    await resultado(pagina)
+      .getByText(/token desconhecido/)
+      .waitFor();
+    await token.fill(ana);
+    await token.press('Enter');
+    await reservar(pagina, { sala: 'sala-porao', inicio: '2026-11-06T10:00', fim: '2026-11-06T11:00', responsavel: 'Ana' });
+    await resultado(pagina)
+      .getByText(/^Reserva res-\d{4} confirmada na sala-porao\.$/)
+      .waitFor();
+    await pagina
+      .getByRole('list', { name: 'Fio' })
+      .getByText(/^MCP tools\/call id=/)
+      .waitFor();
+    assert.equal(await token.isVisible(), false);
+    await capturar(pagina, 'com-token');
+  } finally {
+    await navegador.fechar();
+    await agente.parar();
+    await mcp.parar();
+  }
+});
+
 describe('the console’s data and its switch', () => {
   it('GET /console/tarefas/{id}/mcp answers only the Task’s owner; AGENTE_CONSOLE=0 turns page and data off', async () => {
     const mcp = await iniciarServidorMcp();

@@ -5,7 +5,7 @@
  * screen about the booking is the agent's own.
  */
 import { SendMessageRequest, taskStateToJSON, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { conectar, trocasMcp, type Conexao } from './cliente.js';
+import { conectar, type Conexao } from './cliente.js';
 import { Fio } from './fio.js';
 import { conferirIntervalo, horaDe, paraIso } from './horario.js';
 
@@ -23,6 +23,9 @@ function elemento<T extends HTMLElement>(id: string, tipo: new () => T): T {
 }
 
 const tela = {
+  acesso: elemento('acesso', HTMLElement),
+  formAcesso: elemento('form-acesso', HTMLFormElement),
+  token: elemento('token', HTMLInputElement),
   salas: elemento('salas', HTMLUListElement),
   form: elemento('reserva', HTMLFormElement),
   sala: elemento('sala', HTMLSelectElement),
@@ -87,7 +90,7 @@ class Acompanhamento {
 const mcpMostradas = new Map<string, number>();
 
 /** One step of the Task: the A2A request, then, once it is on the panel, the MCP requests the agent made for it meanwhile. */
-async function enviar({ cliente, streaming, assentado }: Conexao, dados: object, taskId?: string): Promise<Task | undefined> {
+async function enviar({ cliente, streaming, assentado, trocasMcp }: Conexao, dados: object, taskId?: string): Promise<Task | undefined> {
   const acompanhamento = new Acompanhamento();
   if (streaming) {
     for await (const evento of cliente.sendMessageStream(pedido(dados, taskId))) acompanhamento.aplicar(evento.payload);
@@ -152,6 +155,8 @@ async function listarSalas({ cliente }: Conexao): Promise<void> {
   const resposta = await cliente.sendMessage(pedido({ skill: 'listar-salas' }));
   const artefato = 'artifacts' in resposta ? resposta.artifacts.find((um) => um.name === 'salas') : undefined;
   const { salas = [] } = (dadosDe(artefato?.parts) ?? {}) as { salas?: Sala[] };
+  tela.salas.replaceChildren();
+  tela.sala.replaceChildren();
   for (const sala of salas) {
     const item = document.createElement('li');
     item.textContent = `${sala.nome} (${sala.id}): ${String(sala.capacidade)} pessoas, ${sala.recursos.join(', ') || 'sem recursos'}`;
@@ -161,9 +166,24 @@ async function listarSalas({ cliente }: Conexao): Promise<void> {
   tela.salas.setAttribute('aria-busy', 'false');
 }
 
+/** With AGENTE_TOKENS, the rooms wait for a token the agent accepts; a refused one is said, and the field stays. */
+function pedirToken(conexao: Conexao): void {
+  tela.acesso.hidden = false;
+  tela.formAcesso.addEventListener('submit', (evento) => {
+    evento.preventDefault();
+    conexao.usarToken(tela.token.value.trim());
+    listarSalas(conexao).then(() => {
+      tela.acesso.hidden = true;
+      tela.resultado.replaceChildren();
+    }, mostrarFalha);
+  });
+  tela.token.focus();
+}
+
 async function iniciar(): Promise<void> {
   const conexao = await conectar((troca) => fio.mostrar(troca));
-  await listarSalas(conexao);
+  if (conexao.exigeToken) pedirToken(conexao);
+  else await listarSalas(conexao);
   tela.form.addEventListener('submit', (evento) => {
     evento.preventDefault();
     const problema =
