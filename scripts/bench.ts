@@ -172,11 +172,13 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
  * live before it collects. The full GC (the inspector's, which also gives
  * free pages back) leaves what the Tasks really keep.
  */
+const AQUECIMENTO_DE_PAUSAS = 500;
+
 async function rssPorPausada(mcpUrl: string, pedido: string) {
   const agente = await subir(ARQUIVO_DO_AGENTE, {
     AGENTE_PORT: '0',
     MCP_URL: mcpUrl,
-    AGENTE_MAX_PAUSED: String(PAUSADAS * 2),
+    AGENTE_MAX_PAUSED: String(PAUSADAS * 2 + AQUECIMENTO_DE_PAUSAS),
     NODE_OPTIONS: '--inspect=127.0.0.1:0',
   });
   const inspetor = new WebSocket(
@@ -200,7 +202,7 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
     });
     return memoriaMiB(agente.filho);
   };
-  // A few hundred pauses first: code compiled, pools and caches filled, as in an agent that has been serving.
+  // Some pauses first: code compiled, pools and caches filled, as in an agent that has been serving.
   const pausar = async (amount: number) => {
     let pausadas = 0;
     await autocannon({
@@ -220,7 +222,7 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
     });
     return pausadas;
   };
-  await pausar(500);
+  await pausar(AQUECIMENTO_DE_PAUSAS);
   const antes = await coletar();
   const pausadas = await pausar(PAUSADAS);
   const logoDepois = memoriaMiB(agente.filho);

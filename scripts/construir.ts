@@ -84,10 +84,12 @@ async function construirConsole(): Promise<void> {
     const arquivos = [...resultado.output].sort((a, b) => Number(a.fileName === 'index.html') - Number(b.fileName === 'index.html'));
     for (const arquivo of arquivos)
       gravarInteiro(join(RAIZ, CONSOLE.raiz, 'dist', arquivo.fileName), arquivo.type === 'asset' ? arquivo.source : arquivo.code);
-    // Assets are named by their hash: the ones of earlier builds are no one's now.
+    // Assets are named by their hash: the ones of earlier builds are no one's now. A build running
+    // beside this one (test files start in parallel) writes the same names, through .tmp files left alone.
     const atuais = new Set(arquivos.map((arquivo) => arquivo.fileName));
     const pasta = join(RAIZ, CONSOLE.raiz, 'dist', 'assets');
-    for (const nome of readdirSync(pasta)) if (!atuais.has(`assets/${nome}`)) rmSync(join(pasta, nome));
+    for (const nome of readdirSync(pasta))
+      if (!atuais.has(`assets/${nome}`) && !nome.endsWith('.tmp')) rmSync(join(pasta, nome), { force: true });
   }
 }
 

@@ -21,6 +21,8 @@ function descarregar(): void {
   process.stderr.write(texto);
 }
 process.on('exit', descarregar);
+// Before Node prints an uncaught error, so the lines that led to it come first.
+process.on('uncaughtExceptionMonitor', descarregar);
 
 export const log = (linha: string): void => {
   if (pendentes.length === 0) setImmediate(descarregar);
