@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
-import { lerOrigens, regraDeOrigem } from 'compartilhado/origem';
+import { ehLoopback, lerOrigens, regraDeOrigem } from 'compartilhado/origem';
 
 it('a loopback listener: loopback names on its own port, its public origin and the listed ones; its Host too', () => {
   const regra = regraDeOrigem({
@@ -35,6 +35,8 @@ it('a listener on every interface checks Origin only; one on another loopback ad
   assert.equal(todas({ origin: 'http://salas.lan:7300', host: 'salas.lan:7300' }), 'Invalid Origin: http://salas.lan:7300');
   const outra = regraDeOrigem({ porta: 7300, host: '127.0.0.2', listadas: [] });
   assert.equal(outra({ origin: 'http://127.0.0.2:7300', host: '127.0.0.2:7300' }), undefined);
+  for (const host of ['0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '127.0.0.2', 'localhost']) assert.ok(ehLoopback(host), host);
+  for (const host of ['0.0.0.0', '::', '10.0.0.1', '::ffff:10.0.0.1', 'salas.lan']) assert.ok(!ehLoopback(host), host);
   const ipv6 = regraDeOrigem({ porta: 80, host: '::1', listadas: [] });
   assert.equal(ipv6({ origin: 'http://localhost', host: '[::1]' }), undefined);
 });

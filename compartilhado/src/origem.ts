@@ -18,8 +18,17 @@ import { ConfiguracaoInvalida } from './ambiente.js';
 
 const NOMES_DE_LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
-/** Whether a listen address is on the loopback interface (where the Host check applies). */
-export const ehLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/**
+ * Whether a listen address is on the loopback interface (where the Host
+ * check applies). IPv6 is read as URL parsing writes it, so every spelling
+ * of ::1 and an IPv4-mapped 127.x (::ffff:7f..) count.
+ */
+export function ehLoopback(host: string): boolean {
+  if (host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host)) return true;
+  if (!host.includes(':') || !URL.canParse(`http://[${host}]/`)) return false;
+  const ipv6 = new URL(`http://[${host}]/`).hostname;
+  return ipv6 === '[::1]' || ipv6.startsWith('[::ffff:7f');
+}
 
 export interface OpcoesDaOrigem {
   /** The port the process is bound to. */
@@ -65,7 +74,7 @@ export function lerOrigens(env: NodeJS.ProcessEnv, nome: string): string[] {
     const url = URL.canParse(entrada.trim()) ? new URL(entrada.trim()) : undefined;
     if (!url || !/^https?:$/.test(url.protocol) || url.origin !== entrada.trim().toLowerCase().replace(/\/$/, '')) {
       throw new ConfiguracaoInvalida(
-        `${nome}=${bruto}: "${entrada}" nao e uma origem; esperado origens separadas por virgula, cada uma http(s)://host[:porta], sem caminho (ex.: http://localhost:5173,https://salas.exemplo.com)`,
+        `${nome}=${bruto}: "${entrada}" nao e uma origem; esperado origens separadas por virgula, cada uma http(s)://host[:porta] como o navegador a escreve: sem caminho, sem a porta padrao, nome internacional em punycode (ex.: http://localhost:5173,https://salas.exemplo.com)`,
       );
     }
     return url.origin;
