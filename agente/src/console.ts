@@ -36,6 +36,7 @@ export function servirConsole(fio: Pick<FioMcp, 'trocas'>, tarefas: TaskStore, e
   rotas.get(`${CAMINHO_CONSOLE}/tarefas/:taskId/mcp`, exigir, async (req, res) => {
     const { taskId } = req.params;
     const contexto = new ServerCallContext({ user: await usuario(req) });
+    // Express types a route parameter as possibly absent or repeated; this route's is one string.
     if (typeof taskId !== 'string' || !(await tarefas.load(taskId, contexto))) {
       responderErro(res, 404, A2A_ERROR_CODE.TASK_NOT_FOUND, `Task nao encontrada: ${String(taskId)}`, 'rest');
       return;

@@ -60,15 +60,15 @@ function cabecalhosDe(brutos: Record<string, string | string[] | undefined>): He
   return cabecalhos;
 }
 
+/** Told each JSON exchange: the request body, the HTTP status, the answer's text (the console's Fio keeps them). */
+export type AoTrocar = (pedido: string, http: number, resposta: string) => void;
+
 /**
  * The agent's fetch for the SDK's transport: over the pool, one stderr line
  * per MCP request (never the arguments or the requestState), answered as the
  * Response the SDK reads. JSON is read whole (its outcome is logged); any
  * other body, a server-sent event stream, goes on as a stream.
  */
-/** Told each JSON exchange: the request body, the HTTP status, the answer's text (the console's Fio keeps them). */
-export type AoTrocar = (pedido: string, http: number, resposta: string) => void;
-
 function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
   return async (entrada, init) => {
     const comeco = performance.now();

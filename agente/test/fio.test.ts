@@ -1,7 +1,7 @@
 /** FioMcp: the MCP exchanges kept per Task for the console, sealed when read, bounded, forgotten with the Task. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { FioMcp, LIMITE_DE_BYTES } from '../src/fio.js';
+import { FioMcp, LIMITE_DE_CARACTERES, TROCAS_POR_TASK } from '../src/fio.js';
 
 const pedido = (id: number, extra: object = {}) =>
   JSON.stringify({
@@ -36,9 +36,9 @@ it('keeps what a step of a Task asked MCP, sealed when read; nothing outside a s
   assert.deepEqual(fio.trocas('t1'), []);
 });
 
-it('past LIMITE_DE_BYTES the oldest Tasks go first, never the one being noted', async () => {
+it('past LIMITE_DE_CARACTERES the least recently used Tasks go first, never the one being noted; a Task keeps its last TROCAS_POR_TASK', async () => {
   const fio = new FioMcp();
-  const grande = 'x'.repeat(LIMITE_DE_BYTES / 4);
+  const grande = 'x'.repeat(LIMITE_DE_CARACTERES / 4);
   for (const taskId of ['a', 'b', 'c', 'd', 'e'])
     await fio.naTask(taskId, () => {
       fio.anotar(pedido(1), 200, grande);
@@ -49,4 +49,12 @@ it('past LIMITE_DE_BYTES the oldest Tasks go first, never the one being noted', 
     [0, 0, 1, 1, 1],
   );
   assert.match(fio.trocas('e')[0]?.resposta ?? '', /… \(cortado\)$/, 'a body is cut for the panel');
+
+  await fio.naTask('longa', () => {
+    for (let id = 1; id <= TROCAS_POR_TASK + 2; id++) fio.anotar(pedido(id), 200, '{}');
+    return Promise.resolve();
+  });
+  const ids = fio.trocas('longa').map((troca) => troca.id);
+  assert.equal(ids.length, TROCAS_POR_TASK);
+  assert.equal(ids[0], '3');
 });

@@ -8,7 +8,8 @@
  * kept in this page's memory only.
  */
 import { Client, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { cabecalhoDe, type Troca } from './fio.js';
+import { cabecalhoDaTroca, type Troca } from 'compartilhado/fio';
+import { lerJson } from 'compartilhado/json';
 
 export type AoTrocar = (troca: Troca) => void;
 
@@ -40,14 +41,18 @@ export async function conectar(aoTrocar: AoTrocar): Promise<Conexao> {
     const pedido = typeof init?.body === 'string' ? init.body : '';
     const resposta = await fetch(entrada, comToken(init));
     const registrar = (texto: string) => {
-      if (pedido) aoTrocar({ protocolo: 'A2A', ...cabecalhoDe(pedido), pedido, resposta: texto });
+      if (pedido) aoTrocar({ protocolo: 'A2A', ...cabecalhoDaTroca(lerJson(pedido)), pedido, resposta: texto });
     };
     if (!resposta.body || !resposta.headers.get('content-type')?.includes('text/event-stream')) {
       registrar(await resposta.clone().text());
       return resposta;
     }
     const [paraOSdk, paraOFio] = resposta.body.tee();
-    const registrado = new Response(paraOFio).text().then(registrar);
+    // The panel's copy failing (the stream cut short) must not fail the step the SDK read whole.
+    const registrado = new Response(paraOFio)
+      .text()
+      .then(registrar)
+      .catch(() => undefined);
     pendentes.add(registrado);
     void registrado.finally(() => pendentes.delete(registrado));
     return new Response(paraOSdk, { status: resposta.status, statusText: resposta.statusText, headers: resposta.headers });

@@ -3,31 +3,15 @@
  * each the MCP requests the agent made for the Task meanwhile, in order,
  * with their JSON-RPC ids and traceparents. Sealed states are never shown.
  */
-import { corpoParaOFio } from './selo.js';
+import { selarTexto, type Troca } from 'compartilhado/fio';
 
-export interface Troca {
-  readonly protocolo: 'A2A' | 'MCP';
-  readonly metodo: string;
-  /** The JSON-RPC id, as JSON ("3" and 3 differ). */
-  readonly id: string;
-  readonly traceparent?: string;
-  readonly pedido: string;
-  readonly resposta: string;
-}
-
-/** method, id and traceparent of a JSON-RPC request body; what cannot be read is shown as "-". */
-export function cabecalhoDe(corpo: string): Pick<Troca, 'metodo' | 'id' | 'traceparent'> {
-  try {
-    const pedido = JSON.parse(corpo) as { method?: unknown; id?: unknown; params?: { _meta?: { traceparent?: unknown } } };
-    const traceparent = pedido.params?._meta?.traceparent;
-    return {
-      metodo: typeof pedido.method === 'string' ? pedido.method : '-',
-      id: JSON.stringify(pedido.id ?? null),
-      ...(typeof traceparent === 'string' ? { traceparent } : {}),
-    };
-  } catch {
-    return { metodo: '-', id: '-' };
-  }
+/** A body as the panel shows it: JSON indented with its states sealed; a stream, one event per block. */
+export function corpoParaOFio(texto: string): string {
+  const eventos = texto
+    .split(/\n\n+/)
+    .map((bloco) => /^data: (.*)$/m.exec(bloco)?.[1])
+    .filter((dados) => dados !== undefined);
+  return (eventos.length > 0 ? eventos : [texto]).map((json) => selarTexto(json, 2)).join('\n\n');
 }
 
 function bloco(titulo: string, texto: string): HTMLElement {
@@ -51,7 +35,12 @@ export class Fio {
     const item = document.createElement('li');
     item.className = `troca ${troca.protocolo.toLowerCase()}`;
     const titulo = document.createElement('p');
-    titulo.textContent = `${troca.protocolo} ${troca.metodo} id=${troca.id}${troca.traceparent ? ` traceparent=${troca.traceparent}` : ''}`;
+    const detalhes = [
+      `id=${troca.id}`,
+      ...(troca.traceparent ? [`traceparent=${troca.traceparent}`] : []),
+      ...(troca.http ? [`http=${String(troca.http)}`] : []),
+    ];
+    titulo.textContent = `${troca.protocolo} ${troca.metodo} ${detalhes.join(' ')}`;
     item.append(titulo, bloco('pedido', troca.pedido), bloco('resposta', troca.resposta));
     this.lista.append(item);
   }

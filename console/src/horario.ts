@@ -16,6 +16,7 @@ export function conferirIntervalo(inicio: string, fim: string): string | undefin
 /** An event's time, as the person reads it: HH:MM:SS in São Paulo. */
 export function horaDe(timestamp: string | undefined): string {
   if (!timestamp) return '';
-  const instante = new Date(Date.parse(timestamp) - 3 * 3600_000);
+  const [, sinal = '+', horas = '0'] = /^([+-])(\d{2})/.exec(FUSO) ?? [];
+  const instante = new Date(Date.parse(timestamp) + Number(`${sinal}${horas}`) * 3600_000);
   return Number.isNaN(instante.getTime()) ? '' : instante.toISOString().slice(11, 19);
 }

@@ -1,0 +1,49 @@
+/**
+ * What the console's Fio panel shows of an exchange, for the agent that
+ * serves the MCP ones and the page that shows them with its own A2A ones:
+ * the request's method, JSON-RPC id and traceparent, and both bodies with
+ * every `requestState` (the MCP server's sealed state, for the server's
+ * eyes only) written as `<selado: N bytes>`. No Node import: the page is
+ * built from this file too.
+ */
+import { camposDoPedidoMcp } from './log.js';
+
+export interface Troca {
+  readonly protocolo: 'A2A' | 'MCP';
+  readonly metodo: string;
+  /** The JSON-RPC id, as JSON ("3" and 3 differ). */
+  readonly id: string;
+  readonly traceparent?: string;
+  /** The HTTP status of the answer, when the agent noted it. */
+  readonly http?: number;
+  readonly pedido: string;
+  readonly resposta: string;
+}
+
+/** The title fields of an exchange, from its request body (parsed JSON); what cannot be read is "-". */
+export function cabecalhoDaTroca(corpo: unknown): Pick<Troca, 'metodo' | 'id' | 'traceparent'> {
+  const { metodo, id, traceparent } = camposDoPedidoMcp(corpo);
+  return { metodo: String(metodo), id: String(id), ...(typeof traceparent === 'string' && traceparent !== '-' ? { traceparent } : {}) };
+}
+
+export function selarEstados(valor: unknown): unknown {
+  if (Array.isArray(valor)) return valor.map(selarEstados);
+  if (typeof valor !== 'object' || valor === null) return valor;
+  return Object.fromEntries(
+    Object.entries(valor).map(([chave, dentro]) => [
+      chave,
+      chave === 'requestState' && typeof dentro === 'string'
+        ? `<selado: ${String(new TextEncoder().encode(dentro).length)} bytes>`
+        : selarEstados(dentro),
+    ]),
+  );
+}
+
+/** A JSON text with its states sealed. What is not JSON keeps no state's value, even one cut short or with escapes. */
+export function selarTexto(texto: string, espacos?: number): string {
+  try {
+    return JSON.stringify(selarEstados(JSON.parse(texto)), null, espacos);
+  } catch {
+    return texto.replace(/"requestState"\s*:\s*"(?:\\.|[^"\\])*("|$)/g, '"requestState":"<selado>"');
+  }
+}
