@@ -13,7 +13,7 @@ import { cabecalhoDaTroca, selarTexto, type Troca } from 'compartilhado/fio';
 import { lerJson } from 'compartilhado/json';
 
 /** Characters of bodies kept, over every Task (JSON is ASCII, mostly: about as many bytes). */
-export const LIMITE_DE_CARACTERES = 4 * 1024 * 1024;
+export const LIMITE_DE_CARACTERES = 1024 * 1024;
 export const TROCAS_POR_TASK = 50;
 /** A body longer than this is cut when shown: the panel is for reading, not for archiving. */
 const CORPO_MAXIMO = 16 * 1024;
