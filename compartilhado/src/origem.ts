@@ -15,6 +15,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ConfiguracaoInvalida } from './ambiente.js';
+import { urlLocal } from './processo.js';
 
 const NOMES_DE_LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -45,10 +46,11 @@ export interface OpcoesDaOrigem {
 export type RegraDeOrigem = (headers: IncomingHttpHeaders) => string | undefined;
 
 export function regraDeOrigem({ porta, host, publica, listadas }: OpcoesDaOrigem): RegraDeOrigem {
-  // The loopback names, and the loopback address it is bound to when that is another (127.0.0.2), on its own port.
-  const proprio = host.includes(':') ? `[${host}]` : host;
-  const nomes = ehLoopback(host) && !NOMES_DE_LOOPBACK.includes(proprio) ? [...NOMES_DE_LOOPBACK, proprio] : NOMES_DE_LOOPBACK;
-  const locais = nomes.map((nome) => new URL(`http://${nome}:${porta}`));
+  // The loopback names on its own port, and the loopback address it is bound to (127.0.0.2, say) as urlLocal writes it.
+  const locais = [
+    ...NOMES_DE_LOOPBACK.map((nome) => new URL(`http://${nome}:${porta}`)),
+    ...(ehLoopback(host) ? [urlLocal(host, porta)] : []),
+  ];
   const outras = [...(publica ? [publica.origin] : []), ...listadas].map((origem) => new URL(origem));
   const origens = new Set([...locais, ...outras].map((url) => url.origin));
   const hosts = new Set([...locais, ...outras].map((url) => url.host));
