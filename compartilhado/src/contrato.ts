@@ -18,6 +18,14 @@ export const FERRAMENTAS = {
 
 export const URI_DA_POLITICA = 'politica://uso';
 
+/**
+ * The `params._meta` key under which a client may send an idempotency key
+ * with a first reservar_sala call (1 to 200 printable ASCII characters): a
+ * call repeated with the same key and arguments answers the booking the
+ * first one made instead of booking again.
+ */
+export const META_IDEMPOTENCIA = 'a-ponte/idempotencia';
+
 /** The version a policy text declares on its first line, `versao: <id>`; undefined when it declares none. */
 export function versaoDaPolitica(texto: string): string | undefined {
   return /^versao:\s*(\S+)\s*$/.exec(texto.split('\n', 1)[0] ?? '')?.[1];

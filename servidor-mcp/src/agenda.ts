@@ -21,6 +21,9 @@ import {
 import type { Politica } from './dominio/politica.js';
 import type { Reservas } from './reservas/reservas.js';
 
+/** What a booking attempt came to: the domain's outcomes, or the booking that already holds the key. */
+export type Tentativa = Resultado | { tipo: 'chave-usada'; reserva: Reserva };
+
 export class Agenda {
   constructor(
     readonly salas: ReadonlyMap<string, Sala>,
@@ -51,15 +54,30 @@ export class Agenda {
     return { ok: true, reservas: await this.reservas.conflitos(validacao.sala.id, validacao.intervalo) };
   }
 
+  /** The booking stored under an idempotency key, if any. */
+  porChave(chave: string): Promise<Reserva | undefined> {
+    return this.reservas.porChave(chave);
+  }
+
   /**
    * Books `sala` when free; otherwise offers the alternatives to `pedida`
    * (the room first asked for), or says there are none. The store decides
    * "taken" at the moment of writing, and the alternatives are computed
    * right after, so a race lost to another server reads like any conflict.
+   * With `chave`, a booking already stored under it is answered instead,
+   * whatever room or interval it holds: the caller judges whether it is the
+   * same request.
    */
-  async reservar(sala: Sala, intervalo: Intervalo, dados: Omit<DadosDaReserva, 'sala'>, pedida: Sala = sala): Promise<Resultado> {
-    const reserva = await this.reservas.inserir({ sala: sala.id, ...dados }, intervalo);
-    if (reserva) return { tipo: 'reservada', reserva };
+  async reservar(
+    sala: Sala,
+    intervalo: Intervalo,
+    dados: Omit<DadosDaReserva, 'sala'>,
+    pedida: Sala = sala,
+    chave?: string,
+  ): Promise<Tentativa> {
+    const insercao = await this.reservas.inserir({ sala: sala.id, ...dados }, intervalo, chave);
+    if (insercao.tipo === 'feita') return { tipo: 'reservada', reserva: insercao.reserva };
+    if (insercao.tipo === 'chave-usada') return insercao;
     const ocupadas = await this.reservas.ocupadas([...this.salas.keys()], intervalo);
     const alternativas = escolherAlternativas(this.salas.values(), pedida, (candidata) => !ocupadas.has(candidata.id));
     return alternativas.length > 0

@@ -5,9 +5,11 @@
  * itself at start, so the card can never drift from the server.
  */
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import { CAMINHO } from './http.js';
-import { REVISAO_MCP } from 'compartilhado/contrato';
+import { FERRAMENTAS, META_IDEMPOTENCIA, REVISAO_MCP } from 'compartilhado/contrato';
 import { IDENTIDADE } from './servidor.js';
+import { ChaveDeIdempotencia } from './tools.js';
 
 export const CAMINHO_DO_SERVER_CARD = '/.well-known/mcp/server-card.json';
 export const LINK_DO_SERVER_CARD = `<${CAMINHO_DO_SERVER_CARD}>; rel="mcp"`;
@@ -63,5 +65,17 @@ export async function criarServerCard(handler: McpHttpHandler, comTokens = false
     resources: await perguntar(handler, 'resources/list'),
     resourceTemplates: await perguntar(handler, 'resources/templates/list'),
     prompts: await perguntar(handler, 'prompts/list'),
+    // The one request _meta key this server reads beyond the protocol's own:
+    // no list answer carries it, so the card says it here.
+    _meta: {
+      [META_IDEMPOTENCIA]: {
+        description:
+          `Chave de idempotencia opcional na primeira chamada de ${FERRAMENTAS.reservar}, em params._meta. ` +
+          'A mesma chave com os mesmos argumentos devolve a reserva ja feita; com outros argumentos, isError. ' +
+          'Numa retomada (requestState), vale o requestState: a mesma resposta devolve a reserva ja feita, outra resposta e recusada.',
+        tools: [FERRAMENTAS.reservar],
+        schema: z.toJSONSchema(ChaveDeIdempotencia),
+      },
+    },
   };
 }

@@ -3,8 +3,10 @@
  * so it is attacker input: the SDK's HMAC codec signs it (readable, not
  * tamperable) and verifies it before the handler runs. It carries the whole
  * original request, so the server keeps nothing between the rounds and a
- * retry still works after a restart.
+ * retry still works after a restart. The one thing stored because of it is
+ * the booking its answer made, under a digest of the state (never the state).
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import type { PedidoDeReserva } from 'compartilhado/contrato';
 
@@ -12,6 +14,42 @@ import type { PedidoDeReserva } from 'compartilhado/contrato';
 export interface EstadoReserva {
   readonly pedido: PedidoDeReserva;
   readonly alternativas: readonly string[];
+  /**
+   * Random, never read: the SDK's codec adds only an expiry in whole
+   * seconds, so two pauses of one request minted in the same second would
+   * otherwise be the same string, and the digest that names a pause would
+   * name both.
+   */
+  readonly pausa: string;
+  /**
+   * On a pause asked again (the chosen room was taken meanwhile, or the
+   * answer chose no room offered), the digest of the request's first pause:
+   * every round of one request books under that one key, so together they
+   * make at most one booking.
+   */
+  readonly origem?: string;
+}
+
+export const novaPausa = (): string => randomBytes(16).toString('base64url');
+
+/** A state as the handler reads it once verified: its payload, and the SHA-256 (hex) of the exact string the client echoed. */
+export interface EstadoVerificado {
+  readonly estado: EstadoReserva;
+  readonly resumo: string;
+}
+
+/**
+ * Verifies as the codec does, and keeps the digest of the wire string: the
+ * SDK hands the handler only the decoded payload. The canonical-spelling
+ * check makes that string the only one of its signed bytes, so one pause
+ * has one digest.
+ */
+export async function verificarEstado(
+  codec: RequestStateCodec<EstadoReserva>,
+  estado: string,
+  ctx: ServerContext,
+): Promise<EstadoVerificado> {
+  return { estado: await codec.verify(estado, ctx), resumo: createHash('sha256').update(estado).digest('hex') };
 }
 
 export function criarCodec(segredo: string, validadeSegundos: number): RequestStateCodec<EstadoReserva> {

@@ -4,7 +4,7 @@
  */
 import { createMcpHandler, McpServer, type McpHttpHandler, type RequestStateCodec } from '@modelcontextprotocol/server';
 import type { Agenda } from './agenda.js';
-import type { EstadoReserva } from './estado.js';
+import { verificarEstado, type EstadoReserva } from './estado.js';
 import { registrarPrompt } from './prompt.js';
 import { registrarAgenda, registrarPolitica } from './resource.js';
 import { registrarFerramentas } from './tools.js';
@@ -37,7 +37,7 @@ export interface Dependencias {
 export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpServer {
   const servidor = new McpServer(IDENTIDADE, {
     capabilities: CAPACIDADES,
-    requestState: { verify: (estado, ctx) => codec.verify(estado, ctx) },
+    requestState: { verify: (estado, ctx) => verificarEstado(codec, estado, ctx) },
     // The tool list never changes while the process runs; clients may reuse it for a minute.
     cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });

@@ -12,13 +12,21 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { CamposDoPedido, Disponibilidade, FERRAMENTAS, ListaDeSalas, PedidoDeReserva, ResultadoDaReserva } from 'compartilhado/contrato';
+import {
+  CamposDoPedido,
+  Disponibilidade,
+  FERRAMENTAS,
+  ListaDeSalas,
+  META_IDEMPOTENCIA,
+  PedidoDeReserva,
+  ResultadoDaReserva,
+} from 'compartilhado/contrato';
 import * as z from 'zod';
-import type { Agenda } from './agenda.js';
-import type { Intervalo, Motivo, Reserva, Resultado, Sala } from './dominio/regras.js';
+import type { Agenda, Tentativa } from './agenda.js';
+import type { Intervalo, Motivo, Reserva, Sala } from './dominio/regras.js';
 import { relatarIndisponibilidade } from './reservas/reservas.js';
 import { esquemaFixo } from './esquema.js';
-import type { EstadoReserva } from './estado.js';
+import { novaPausa, type EstadoReserva, type EstadoVerificado } from './estado.js';
 
 /** The inputRequests key; the client must send its answer back under the same one. */
 export const CHAVE_DA_ESCOLHA = 'escolha_de_sala';
@@ -35,9 +43,49 @@ function completo(dados: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(dados, null, 2) }], structuredContent: dados, isError: false };
 }
 
-function recusa(motivo: Motivo): CallToolResult {
-  return { content: [{ type: 'text', text: motivo.mensagem }], isError: true };
+function falha(mensagem: string): CallToolResult {
+  return { content: [{ type: 'text', text: mensagem }], isError: true };
 }
+
+const recusa = (motivo: Motivo) => falha(motivo.mensagem);
+
+/** The idempotency key of a call's `_meta`: absent, or 1..200 printable ASCII characters. The Server Card publishes it. */
+export const ChaveDeIdempotencia = z.string().regex(/^[\x20-\x7e]{1,200}$/);
+
+type LeituraDaChave = { ok: true; chave: string | undefined } | { ok: false; mensagem: string };
+
+function lerChave(meta: Readonly<Record<string, unknown>> | undefined): LeituraDaChave {
+  if (meta === undefined || !(META_IDEMPOTENCIA in meta)) return { ok: true, chave: undefined };
+  const lida = ChaveDeIdempotencia.safeParse(meta[META_IDEMPOTENCIA]);
+  return lida.success
+    ? { ok: true, chave: lida.data }
+    : {
+        ok: false,
+        mensagem: `Chave de idempotencia invalida em _meta["${META_IDEMPOTENCIA}"]: use um texto de 1 a 200 caracteres ASCII imprimiveis`,
+      };
+}
+
+/**
+ * Where a booking's key lives in the store: a client's key and a pause's
+ * digest in separate namespaces, so no client key can name a pause.
+ */
+const chaveDoCliente = (chave: string) => `chave:${chave}`;
+const chaveDaPausa = (resumo: string) => `estado:${resumo}`;
+
+const mesmoPedido = (reserva: Reserva, pedido: PedidoDeReserva) =>
+  reserva.sala === pedido.sala &&
+  reserva.inicio === pedido.inicio &&
+  reserva.fim === pedido.fim &&
+  reserva.responsavel === pedido.responsavel;
+
+const chaveJaUsada = (reserva: Reserva) =>
+  falha(
+    `Chave de idempotencia ja usada com outros argumentos: reserva ${reserva.id} na ${reserva.sala}, ` +
+      `de ${reserva.inicio} a ${reserva.fim}. Use uma chave nova para outra reserva.`,
+  );
+
+const jaRespondida = (reserva: Reserva) =>
+  falha(`Esta pergunta ja foi respondida: reserva ${reserva.id} na ${reserva.sala}. Uma resposta diferente nao faz outra reserva.`);
 
 export function registrarFerramentas(
   servidor: McpServer,
@@ -102,7 +150,8 @@ export function registrarFerramentas(
       motivo,
     } satisfies ResultadoDaReserva);
 
-  const pedirEscolha = async (pedido: EstadoReserva['pedido'], alternativas: readonly string[], ctx: ServerContext) =>
+  /** `origem`: the digest of the request's first pause, sealed when this one asks again. */
+  const pedirEscolha = async (pedido: EstadoReserva['pedido'], alternativas: readonly string[], ctx: ServerContext, origem?: string) =>
     inputRequired({
       inputRequests: {
         [CHAVE_DA_ESCOLHA]: inputRequired.elicit({
@@ -116,51 +165,88 @@ export function registrarFerramentas(
           },
         }),
       },
-      requestState: await codec.mint({ pedido, alternativas }, ctx),
+      requestState: await codec.mint({ pedido, alternativas, pausa: novaPausa(), ...(origem === undefined ? {} : { origem }) }, ctx),
     });
 
-  const responder = (resultado: Resultado, pedido: EstadoReserva['pedido'], ctx: ServerContext) => {
-    switch (resultado.tipo) {
+  /**
+   * `chaveUsada` judges a booking found under the call's key: the same
+   * request answered again, or a refusal.
+   */
+  const responder = (
+    tentativa: Tentativa,
+    pedido: EstadoReserva['pedido'],
+    ctx: ServerContext,
+    chaveUsada: (reserva: Reserva) => CallToolResult,
+    origem?: string,
+  ) => {
+    switch (tentativa.tipo) {
       case 'reservada':
-        return reservada(resultado.reserva);
+        return reservada(tentativa.reserva);
+      case 'chave-usada':
+        return chaveUsada(tentativa.reserva);
       case 'ocupada':
-        return pedirEscolha(pedido, resultado.alternativas, ctx);
+        return pedirEscolha(pedido, tentativa.alternativas, ctx, origem);
       case 'recusada':
-        return recusa(resultado.motivo);
+        return recusa(tentativa.motivo);
     }
   };
 
-  /** Second round: the sealed request wins over whatever arguments were re-sent. */
-  const continuar = async (estado: EstadoReserva, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+  /**
+   * Second round: the sealed request wins over whatever arguments were
+   * re-sent. A replayed answer must not book twice, so the booking an
+   * answer makes is stored under the pause's key: the same answer again is
+   * answered with that booking, any other answer is refused. An answer
+   * that books nothing stores nothing.
+   */
+  const continuar = async ({ estado, resumo }: EstadoVerificado, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+    const origem = estado.origem ?? resumo;
+    const chave = chaveDaPausa(origem);
+    const sala = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA)?.sala;
+    const escolhida = typeof sala === 'string' && estado.alternativas.includes(sala) ? agenda.salas.get(sala) : undefined;
+    // Only a valid choice reaches the store, whose write decides atomically;
+    // any other answer must first learn whether this pause already booked.
+    if (!escolhida) {
+      const feita = await agenda.porChave(chave);
+      if (feita) return jaRespondida(feita);
+    }
     const resposta = inputResponse(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA);
     if (resposta.kind === 'elicit' && resposta.action === 'decline') return naoReservada('recusado');
     if (resposta.kind === 'elicit' && resposta.action === 'cancel') return naoReservada('cancelado');
     const validacao = agenda.validar(estado.pedido);
     if (!validacao.ok) return recusa(validacao.motivo);
-    const sala = acceptedContent(ctx.mcpReq.inputResponses, CHAVE_DA_ESCOLHA)?.sala;
-    const escolhida = typeof sala === 'string' && estado.alternativas.includes(sala) ? agenda.salas.get(sala) : undefined;
     // A missing answer or a room that was not offered books nothing: ask again.
-    if (!escolhida) return pedirEscolha(estado.pedido, estado.alternativas, ctx);
-    return responder(await reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala), estado.pedido, ctx);
+    if (!escolhida) return pedirEscolha(estado.pedido, estado.alternativas, ctx, origem);
+    const tentativa = await reservar(escolhida, validacao.intervalo, estado.pedido, validacao.sala, chave);
+    const mesmaResposta = (feita: Reserva) => (feita.sala === escolhida.id ? reservada(feita) : jaRespondida(feita));
+    return responder(tentativa, estado.pedido, ctx, mesmaResposta, origem);
   };
 
-  const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoReserva['pedido'], pedida: Sala) =>
-    agenda.reservar(sala, intervalo, { inicio: pedido.inicio, fim: pedido.fim, responsavel: pedido.responsavel }, pedida);
+  const reservar = (sala: Sala, intervalo: Intervalo, pedido: EstadoReserva['pedido'], pedida: Sala, chave?: string) =>
+    agenda.reservar(sala, intervalo, { inicio: pedido.inicio, fim: pedido.fim, responsavel: pedido.responsavel }, pedida, chave);
 
   servidor.registerTool(
     FERRAMENTAS.reservar,
     {
-      description: 'Reserva uma sala. Se o intervalo estiver ocupado, pergunta qual alternativa usar.',
+      description:
+        'Reserva uma sala. Se o intervalo estiver ocupado, pergunta qual alternativa usar. ' +
+        `Repetir a chamada nao reserva duas vezes: com a mesma chave em _meta["${META_IDEMPOTENCIA}"] e os mesmos argumentos, ` +
+        'ou com o mesmo requestState e a mesma resposta, devolve a reserva ja feita; uma resposta diferente ao mesmo requestState e recusada.',
       inputSchema: ReservaIn,
       outputSchema: ReservaOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     relatarIndisponibilidade(aoFalhar, async (pedido, ctx) => {
-      const estado = ctx.mcpReq.requestState<EstadoReserva>();
+      const leitura = lerChave(ctx.mcpReq._meta);
+      if (!leitura.ok) return falha(leitura.mensagem);
+      // On a continuation the pause's key rules; a key in _meta adds nothing,
+      // since the first call it came with paused and so stored nothing.
+      const estado = ctx.mcpReq.requestState<EstadoVerificado>();
       if (estado) return continuar(estado, ctx);
       const validacao = agenda.validar(pedido);
       if (!validacao.ok) return recusa(validacao.motivo);
-      return responder(await reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala), pedido, ctx);
+      const chave = leitura.chave === undefined ? undefined : chaveDoCliente(leitura.chave);
+      const tentativa = await reservar(validacao.sala, validacao.intervalo, pedido, validacao.sala, chave);
+      return responder(tentativa, pedido, ctx, (feita) => (mesmoPedido(feita, pedido) ? reservada(feita) : chaveJaUsada(feita)));
     }),
   );
 }

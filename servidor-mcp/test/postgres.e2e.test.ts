@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Disponibilidade, ResultadoDaReserva } from 'compartilhado/contrato';
+import { Disponibilidade, META_IDEMPOTENCIA, ResultadoDaReserva } from 'compartilhado/contrato';
 import pg from 'pg';
 import * as z from 'zod';
-import { chamar, chamarFerramenta, estruturado, pergunta, type Resposta } from '../../test/apoio/mcp.js';
+import { chamar, chamarFerramenta, estruturado, pergunta, textoDe, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
@@ -80,7 +80,7 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
         lidas(z.object({ versao: z.number() }), await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map(
           (l) => l.versao,
         ),
-        [1, 2],
+        [1, 2, 3],
       );
       await processos.subir(url, segredoDeTeste());
       const [contagem] = lidas(Contagem, await consultar('SELECT count(*)::int AS n FROM reservas'));
@@ -169,6 +169,82 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
       });
       assert.equal(reserva(retomada).sala, 'sala-mirante', retomada.texto);
       assert.equal(reserva(retomada).responsavel, 'Biff');
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('one idempotency key sent at once to two servers makes one booking, and every call answers it', async () => {
+    const { url, consultar } = await banco();
+    const processos = servidores();
+    try {
+      const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
+      assert.ok(a && b);
+      const respostas = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          chamarFerramenta((i % 2 ? b : a).url, 'reservar_sala', args('sala-porao', '2027-05-09', '09:00', '10:00'), {
+            meta: { [META_IDEMPOTENCIA]: 'corrida-entre-servidores' },
+          }),
+        ),
+      );
+      const ids = new Set(respostas.map((r) => reserva(r).reserva));
+      assert.equal(ids.size, 1, respostas.map((r) => r.texto).join('\n'));
+      assert.ok(respostas.every((r) => reserva(r).reservado));
+      const linhas = lidas(
+        z.object({ numero: z.number(), chave: z.string().nullable() }),
+        await consultar(`SELECT numero::int, chave FROM reservas WHERE sala = 'sala-porao' AND periodo && tstzrange($1, $2)`, [
+          as('2027-05-09', '09:00'),
+          as('2027-05-09', '10:00'),
+        ]),
+      );
+      assert.deepEqual(
+        linhas.map((l) => l.chave),
+        ['chave:corrida-entre-servidores'],
+      );
+      assert.deepEqual([...ids], [`res-${String(linhas[0]?.numero).padStart(4, '0')}`]);
+    } finally {
+      await processos.parar();
+    }
+  });
+
+  it('one pause answered at once on two servers books once, under a digest of its state; another answer on either is refused', async () => {
+    const { url, consultar } = await banco();
+    const processos = servidores();
+    try {
+      const [a, b] = await processos.subir(url, segredoDeTeste(), 2);
+      assert.ok(a && b);
+      const pedido = args('sala-garagem', '2026-11-03', '14:00', '15:00', 'Biff');
+      const pausa = await chamarFerramenta(a.url, 'reservar_sala', pedido);
+      const { chave, requestState } = pergunta(pausa);
+      const responder = (servidor: Processo, sala: string) =>
+        chamarFerramenta(servidor.url, 'reservar_sala', pedido, {
+          params: { inputResponses: { [chave]: { action: 'accept', content: { sala } } }, requestState },
+        });
+      const respostas = await Promise.all(Array.from({ length: 10 }, (_, i) => responder(i % 2 ? b : a, 'sala-mirante')));
+      const ids = new Set(respostas.map((r) => reserva(r).reserva));
+      assert.equal(ids.size, 1, respostas.map((r) => r.texto).join('\n'));
+      const [id] = ids;
+      for (const servidor of [a, b]) {
+        const outra = await responder(servidor, 'sala-fusca');
+        assert.equal(outra.corpo?.result?.isError, true, outra.texto);
+        assert.equal(
+          textoDe(outra),
+          `Esta pergunta ja foi respondida: reserva ${String(id)} na sala-mirante. Uma resposta diferente nao faz outra reserva.`,
+        );
+      }
+      const linhas = lidas(
+        z.object({ sala: z.string(), chave: z.string().nullable() }),
+        await consultar(`SELECT sala, chave FROM reservas WHERE periodo && tstzrange($1, $2) ORDER BY numero`, [
+          as('2026-11-03', '14:00'),
+          as('2026-11-03', '15:00'),
+        ]),
+      );
+      assert.deepEqual(
+        linhas.map((l) => l.sala),
+        ['sala-garagem', 'sala-mirante'],
+        'the initial booking and the one answer',
+      );
+      assert.match(linhas[1]?.chave ?? '', /^estado:[0-9a-f]{64}$/, 'a SHA-256 of the state is stored, never the state');
     } finally {
       await processos.parar();
     }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { Disponibilidade, ResultadoDaReserva } from 'compartilhado/contrato';
+import { Disponibilidade, META_IDEMPOTENCIA, ResultadoDaReserva } from 'compartilhado/contrato';
 import * as z from 'zod';
 import { chamar, chamarFerramenta, estruturado, pergunta, textoDe, type Chamada, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
@@ -467,6 +467,147 @@ describe('servidor-mcp over HTTP', () => {
       assert.match(retomada, /metodo=tools\/call id="pedido-2" nome=reservar_sala traceparent=- http=200 resultado=complete \d+\.\dms$/);
       assert.doesNotMatch(linhas.join('\n'), new RegExp(pergunta(pausa).requestState.slice(3, 40)));
       assert.doesNotMatch(linhas.join('\n'), new RegExp(segredo));
+    });
+  });
+
+  describe('idempotency of reservar_sala', () => {
+    const SALAS = ['sala-aquario', 'sala-porao', 'sala-garagem', 'sala-fusca', 'sala-mirante'];
+    const Agenda = z.object({ contents: z.array(z.object({ text: z.string() })) });
+    const ReservasDoDia = z.object({ reservas: z.array(z.object({ reserva: z.string(), sala: z.string().optional() })) });
+    /** Every booking of day `d` in every room, read from the server's agenda resource. */
+    const reservasDoDia = async (d: string) => {
+      const ids: string[] = [];
+      for (const sala of SALAS) {
+        const r = await chamar(mcp.url, { metodo: 'resources/read', params: { uri: `agenda://${sala}/${d}` } });
+        const [conteudo] = Agenda.parse(r.corpo?.result).contents;
+        ids.push(...ReservasDoDia.parse(JSON.parse(conteudo?.text ?? '')).reservas.map((lida) => `${lida.reserva}@${sala}`));
+      }
+      return ids.sort();
+    };
+    const comChave = (chave: unknown) => ({ meta: { [META_IDEMPOTENCIA]: chave } });
+    const jaRespondida = (reserva: string | null, sala: string) =>
+      `Esta pergunta ja foi respondida: reserva ${String(reserva)} na ${sala}. Uma resposta diferente nao faz outra reserva.`;
+
+    it('the same continuation twice books once: the replay answers the first booking, the same result', async () => {
+      const pausa = await pausar(dia(13));
+      const primeira = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.equal(reservaDe(primeira).reservado, true, primeira.texto);
+      const antes = await reservasDoDia(dia(13));
+      const replay = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.notEqual(corpoDe(replay).id, corpoDe(primeira).id);
+      assert.equal(replay.corpo?.result?.resultType, 'complete');
+      assert.deepEqual(replay.corpo.result.structuredContent, primeira.corpo?.result?.structuredContent);
+      assert.equal(textoDe(replay), textoDe(primeira));
+      assert.equal(reservaDe(replay).reserva, reservaDe(primeira).reserva);
+      assert.deepEqual(await reservasDoDia(dia(13)), antes);
+      assert.equal(antes.length, 2, 'Marty in garagem and Biff in fusca');
+    });
+
+    it('a different answer to a pause that already booked is refused, naming the booking; nothing more is booked', async () => {
+      const pausa = await pausar(dia(14));
+      const feita = reservaDe(await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } }));
+      assert.ok(feita.reserva !== null);
+      const antes = await reservasDoDia(dia(14));
+      for (const resposta of [
+        { action: 'accept', content: { sala: 'sala-mirante' } },
+        { action: 'decline' },
+        { action: 'cancel' },
+        { action: 'accept', content: { sala: 'sala-aquario' } },
+        { action: 'accept', content: {} },
+      ]) {
+        const r = await retry(pausa, resposta);
+        assert.equal(r.corpo?.result?.isError, true, JSON.stringify(resposta));
+        assert.equal(textoDe(r), jaRespondida(feita.reserva, 'sala-fusca'));
+      }
+      assert.deepEqual(await reservasDoDia(dia(14)), antes);
+    });
+
+    it('all the rounds of one request book at most once: the first round replayed after a re-asked round booked is refused', async () => {
+      const pausa = await pausar(dia(15));
+      assert.equal(reservaDe(await reservar('sala-fusca', dia(15), '14:00', '15:00', 'Lorraine')).reservado, true);
+      const outraVez = await retry(pausa, { action: 'accept', content: { sala: 'sala-fusca' } });
+      assert.equal(outraVez.corpo?.result?.resultType, 'input_required', outraVez.texto);
+      const feita = reservaDe(await retry(outraVez, { action: 'accept', content: { sala: 'sala-mirante' } }));
+      assert.equal(feita.sala, 'sala-mirante');
+      const antes = await reservasDoDia(dia(15));
+      const replay = await retry(pausa, { action: 'accept', content: { sala: 'sala-mirante' } });
+      assert.deepEqual(replay.corpo?.result?.structuredContent, feita, 'the same answer, given to the first round, is the same booking');
+      for (const resposta of [{ action: 'accept', content: { sala: 'sala-fusca' } }, { action: 'decline' }]) {
+        const r = await retry(pausa, resposta);
+        assert.equal(textoDe(r), jaRespondida(feita.reserva, 'sala-mirante'), JSON.stringify(resposta));
+      }
+      assert.deepEqual(await reservasDoDia(dia(15)), antes);
+    });
+
+    it('concurrent replays of one continuation make one booking and all answer it', async () => {
+      const pausa = await pausar(dia(16));
+      const respostas = await Promise.all(
+        Array.from({ length: 10 }, () => retry(pausa, { action: 'accept', content: { sala: 'sala-mirante' } })),
+      );
+      const ids = new Set(respostas.map((r) => reservaDe(r).reserva));
+      assert.equal(ids.size, 1, [...ids].join());
+      assert.equal((await reservasDoDia(dia(16))).length, 2);
+    });
+
+    it('a first call with an idempotency key, repeated, answers the same booking instead of a pause', async () => {
+      const primeira = await reservar('sala-aquario', dia(17), '09:00', '10:00', 'Doc', comChave('pedido-17'));
+      assert.equal(reservaDe(primeira).reservado, true, primeira.texto);
+      const replay = await reservar('sala-aquario', dia(17), '09:00', '10:00', 'Doc', comChave('pedido-17'));
+      assert.equal(replay.corpo?.result?.resultType, 'complete', replay.texto);
+      assert.deepEqual(replay.corpo.result.structuredContent, primeira.corpo?.result?.structuredContent);
+      assert.equal(textoDe(replay), textoDe(primeira));
+      // Without the key, the same call is today's: the room is taken, so it pauses.
+      assert.equal((await reservar('sala-aquario', dia(17), '09:00', '10:00')).corpo?.result?.resultType, 'input_required');
+      assert.deepEqual(await reservasDoDia(dia(17)), [`${String(reservaDe(primeira).reserva)}@sala-aquario`]);
+    });
+
+    it('a first call with a key that paused stored nothing: the same call pauses again', async () => {
+      await reservar('sala-garagem', dia(18), '14:00', '15:00', 'Marty');
+      for (let i = 0; i < 2; i++) {
+        const r = await reservar('sala-garagem', dia(18), '14:00', '15:00', 'Biff', comChave('pedido-18'));
+        assert.equal(r.corpo?.result?.resultType, 'input_required', r.texto);
+      }
+      assert.equal((await reservasDoDia(dia(18))).length, 1);
+    });
+
+    it('the same key with other arguments is refused, naming the booking it holds; nothing is booked', async () => {
+      const feita = reservaDe(await reservar('sala-porao', dia(19), '09:00', '10:00', 'Doc', comChave('pedido-19')));
+      for (const [sala, de, ate, responsavel] of [
+        ['sala-porao', '10:00', '11:00', 'Doc'],
+        ['sala-aquario', '09:00', '10:00', 'Doc'],
+        ['sala-porao', '09:00', '10:00', 'Marty'],
+      ] as const) {
+        const r = await reservar(sala, dia(19), de, ate, responsavel, comChave('pedido-19'));
+        assert.equal(r.corpo?.result?.isError, true, r.texto);
+        assert.equal(
+          textoDe(r),
+          `Chave de idempotencia ja usada com outros argumentos: reserva ${String(feita.reserva)} na sala-porao, ` +
+            `de ${as(dia(19), '09:00')} a ${as(dia(19), '10:00')}. Use uma chave nova para outra reserva.`,
+        );
+      }
+      assert.deepEqual(await reservasDoDia(dia(19)), [`${String(feita.reserva)}@sala-porao`]);
+    });
+
+    it('a key that is not 1 to 200 printable ASCII characters is refused and books nothing', async () => {
+      for (const chave of ['', 'x'.repeat(201), 'reserva-ção', 'a\nb', 42, null, { chave: 'x' }]) {
+        const r = await reservar('sala-porao', dia(20), '09:00', '10:00', 'Doc', comChave(chave));
+        assert.equal(r.corpo?.result?.isError, true, `${JSON.stringify(chave)}: ${r.texto}`);
+        assert.equal(
+          textoDe(r),
+          `Chave de idempotencia invalida em _meta["${META_IDEMPOTENCIA}"]: use um texto de 1 a 200 caracteres ASCII imprimiveis`,
+        );
+      }
+      assert.deepEqual(await reservasDoDia(dia(20)), []);
+      assert.equal(reservaDe(await reservar('sala-porao', dia(20), '09:00', '10:00', 'Doc', comChave(' ~'.repeat(100)))).reservado, true);
+    });
+
+    it('concurrent first calls with one key make one booking and all answer it', async () => {
+      const respostas = await Promise.all(
+        Array.from({ length: 10 }, () => reservar('sala-fusca', dia(21), '16:00', '17:00', 'Doc', comChave('pedido-21'))),
+      );
+      const ids = new Set(respostas.map((r) => reservaDe(r).reserva));
+      assert.equal(ids.size, 1, respostas.map((r) => r.texto).join('\n'));
+      assert.equal((await reservasDoDia(dia(21))).length, 1);
     });
   });
 

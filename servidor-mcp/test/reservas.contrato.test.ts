@@ -9,7 +9,7 @@ import { Agenda } from '../src/agenda.js';
 import { lerInstante } from '../src/dominio/horario.js';
 import { ReservasEmMemoria } from '../src/reservas/memoria.js';
 import { ReservasNoPostgres } from '../src/reservas/postgres.js';
-import type { Reservas } from '../src/reservas/reservas.js';
+import type { Insercao, Reservas } from '../src/reservas/reservas.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 import { ocupacoesIniciais, politica, salas } from '../../scripts/dados.js';
 
@@ -28,8 +28,10 @@ const dados = (sala: string, dia: string, de: string, ate: string) => ({
   fim: as(dia, ate),
   responsavel: 'Doc',
 });
-const inserir = (reservas: Reservas, sala: string, dia: string, de: string, ate: string) =>
-  reservas.inserir(dados(sala, dia, de, ate), intervalo(as(dia, de), as(dia, ate)));
+const inserir = (reservas: Reservas, sala: string, dia: string, de: string, ate: string, chave?: string) =>
+  reservas.inserir(dados(sala, dia, de, ate), intervalo(as(dia, de), as(dia, ate)), chave);
+/** The booking an insertion made, if it made one. */
+const feita = (insercao: Insercao) => (insercao.tipo === 'feita' ? insercao.reserva : undefined);
 
 let postgres: Postgres;
 before(async () => {
@@ -89,12 +91,12 @@ for (const [nome, abrir] of motores) {
       comReservas(async (reservas) => {
         const dia = '2026-12-01';
         assert.deepEqual(await inserir(reservas, 'sala-aquario', dia, '09:00', '10:00'), {
-          id: 'res-0003',
-          ...dados('sala-aquario', dia, '09:00', '10:00'),
+          tipo: 'feita',
+          reserva: { id: 'res-0003', ...dados('sala-aquario', dia, '09:00', '10:00') },
         });
-        assert.equal((await inserir(reservas, 'sala-porao', dia, '09:00', '10:00'))?.id, 'res-0004');
-        assert.equal(await inserir(reservas, 'sala-aquario', dia, '09:30', '10:30'), undefined);
-        const encostada = await inserir(reservas, 'sala-aquario', dia, '10:00', '10:30');
+        assert.equal(feita(await inserir(reservas, 'sala-porao', dia, '09:00', '10:00'))?.id, 'res-0004');
+        assert.deepEqual(await inserir(reservas, 'sala-aquario', dia, '09:30', '10:30'), { tipo: 'ocupada' });
+        const encostada = feita(await inserir(reservas, 'sala-aquario', dia, '10:00', '10:30'));
         assert.ok(encostada, 'back to back is allowed');
         // Ids only grow; a refused booking may leave a gap (a database sequence is not rolled back).
         assert.ok(Number(encostada.id.slice(4)) > 4, encostada.id);
@@ -107,7 +109,7 @@ for (const [nome, abrir] of motores) {
         const dia = '2026-12-02';
         for (const hora of [15, 9, 12, 10, 17, 8]) {
           const h = String(hora).padStart(2, '0');
-          assert.ok(await inserir(reservas, 'sala-aquario', dia, `${h}:00`, `${h}:30`));
+          assert.ok(feita(await inserir(reservas, 'sala-aquario', dia, `${h}:00`, `${h}:30`)));
         }
         const achadas = await reservas.conflitos('sala-aquario', intervalo(as(dia, '09:15'), as(dia, '12:15')));
         assert.deepEqual(
@@ -135,8 +137,98 @@ for (const [nome, abrir] of motores) {
         const feitas = await Promise.all(
           Array.from({ length: 20 }, () => inserir(reservas, 'sala-mirante', '2026-12-03', '11:00', '12:00')),
         );
-        assert.equal(feitas.filter(Boolean).length, 1);
+        assert.equal(feitas.filter(feita).length, 1);
         assert.equal((await reservas.conflitos('sala-mirante', intervalo(as('2026-12-03', '11:00'), as('2026-12-03', '12:00')))).length, 1);
+      }),
+    );
+
+    it(
+      'a key is stored with its booking: the same key again books nothing, whatever the room or interval, and answers the holder',
+      comReservas(async (reservas) => {
+        const dia = '2026-12-04';
+        const primeira = feita(await inserir(reservas, 'sala-aquario', dia, '09:00', '10:00', 'chave:k1'));
+        assert.ok(primeira);
+        assert.deepEqual(await reservas.porChave('chave:k1'), primeira);
+        assert.deepEqual(await inserir(reservas, 'sala-aquario', dia, '09:00', '10:00', 'chave:k1'), {
+          tipo: 'chave-usada',
+          reserva: primeira,
+        });
+        assert.deepEqual(await inserir(reservas, 'sala-porao', dia, '14:00', '15:00', 'chave:k1'), {
+          tipo: 'chave-usada',
+          reserva: primeira,
+        });
+        assert.deepEqual(
+          await reservas.conflitos('sala-porao', intervalo(as(dia, '14:00'), as(dia, '15:00'))),
+          [],
+          'a refused key leaves the slot free',
+        );
+        assert.equal(await reservas.porChave('chave:outra'), undefined);
+        // Bookings without a key, or with another one, are unaffected.
+        assert.ok(feita(await inserir(reservas, 'sala-porao', dia, '14:00', '15:00')));
+        assert.ok(feita(await inserir(reservas, 'sala-porao', dia, '15:00', '16:00')));
+        assert.ok(feita(await inserir(reservas, 'sala-porao', dia, '16:00', '17:00', 'chave:k2')));
+      }),
+    );
+
+    it(
+      'a key not yet held, in a taken room, is a plain "taken" and stays free for a later booking',
+      comReservas(async (reservas) => {
+        const dia = '2026-12-05';
+        assert.ok(feita(await inserir(reservas, 'sala-mirante', dia, '09:00', '10:00')));
+        assert.deepEqual(await inserir(reservas, 'sala-mirante', dia, '09:00', '10:00', 'estado:e1'), { tipo: 'ocupada' });
+        assert.equal(await reservas.porChave('estado:e1'), undefined);
+        const depois = feita(await inserir(reservas, 'sala-fusca', dia, '09:00', '10:00', 'estado:e1'));
+        assert.ok(depois);
+        assert.deepEqual(await reservas.porChave('estado:e1'), depois);
+      }),
+    );
+
+    const hora = (i: number) => String(8 + (i >> 1)).padStart(2, '0');
+    for (const [caso, lugares] of [
+      ['the same slot', Array.from({ length: 20 }, () => ['sala-garagem', '11:00', '12:00'] as const)],
+      [
+        'different rooms and slots',
+        Array.from({ length: 20 }, (_, i) => [i % 2 ? 'sala-garagem' : 'sala-porao', `${hora(i)}:00`, `${hora(i)}:30`] as const),
+      ],
+    ] as const) {
+      it(
+        `of 20 bookings with one key at once (${caso}), exactly one is made and every other answers it`,
+        comReservas(async (reservas) => {
+          const dia = '2026-12-06';
+          const tentativas = await Promise.all(lugares.map(([sala, de, ate]) => inserir(reservas, sala, dia, de, ate, 'chave:corrida')));
+          const feitas = tentativas.map(feita).filter((reserva) => reserva !== undefined);
+          assert.equal(feitas.length, 1, JSON.stringify(tentativas));
+          const [unica] = feitas;
+          assert.deepEqual(
+            tentativas.filter((t) => t.tipo !== 'feita'),
+            Array.from({ length: 19 }, () => ({ tipo: 'chave-usada', reserva: unica })),
+          );
+          const doDia = await Promise.all(
+            ['sala-garagem', 'sala-porao'].map((sala) => reservas.conflitos(sala, intervalo(as(dia, '08:00'), as(dia, '20:00')))),
+          );
+          assert.equal(doDia.flat().length, 1);
+        }),
+      );
+    }
+
+    it(
+      'under the agenda: a key already held answers its booking, computing no alternatives',
+      comReservas(async (reservas) => {
+        const agenda = new Agenda(salas, politica, reservas);
+        const garagem = salas.get('sala-garagem');
+        assert.ok(garagem);
+        const i = intervalo(as('2026-12-07', '14:00'), as('2026-12-07', '15:00'));
+        const pedido = { inicio: as('2026-12-07', '14:00'), fim: as('2026-12-07', '15:00'), responsavel: 'Biff' };
+        const primeira = await agenda.reservar(garagem, i, pedido, garagem, 'chave:agenda');
+        assert.ok(primeira.tipo === 'reservada', JSON.stringify(primeira));
+        assert.deepEqual(await agenda.reservar(garagem, i, pedido, garagem, 'chave:agenda'), {
+          tipo: 'chave-usada',
+          reserva: primeira.reserva,
+        });
+        assert.deepEqual(await agenda.reservar(garagem, i, pedido, garagem), {
+          tipo: 'ocupada',
+          alternativas: ['sala-fusca', 'sala-mirante'],
+        });
       }),
     );
 

@@ -12,7 +12,7 @@ import {
   type Ocupacao,
   type Reserva,
 } from '../dominio/regras.js';
-import type { Reservas } from './reservas.js';
+import type { Insercao, Reservas } from './reservas.js';
 
 /** The first index of `lista` whose item satisfies `depois`, which must be false then true along the list. */
 function primeiroIndice<T>(lista: readonly T[], depois: (item: T) => boolean): number {
@@ -30,6 +30,7 @@ function primeiroIndice<T>(lista: readonly T[], depois: (item: T) => boolean): n
 export class ReservasEmMemoria implements Reservas {
   readonly descricao = 'memoria (perdidas ao reiniciar)';
   private readonly porSala = new Map<string, Ocupacao[]>();
+  private readonly chaves = new Map<string, Reserva>();
   private ultimoNumero = 0;
 
   /** `semente` comes checked by lerSemente: known rooms, no overlap. */
@@ -48,13 +49,20 @@ export class ReservasEmMemoria implements Reservas {
     return Promise.resolve(new Set(salas.filter((sala) => this.sobrepostas(sala, intervalo).length > 0)));
   }
 
-  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
+  inserir(dados: DadosDaReserva, intervalo: Intervalo, chave?: string): Promise<Insercao> {
     // Check and write in the same synchronous step: that is what makes it atomic here.
-    if (this.sobrepostas(dados.sala, intervalo).length > 0) return Promise.resolve(undefined);
+    const dona = chave === undefined ? undefined : this.chaves.get(chave);
+    if (dona) return Promise.resolve({ tipo: 'chave-usada', reserva: dona });
+    if (this.sobrepostas(dados.sala, intervalo).length > 0) return Promise.resolve({ tipo: 'ocupada' });
     this.ultimoNumero += 1;
     const reserva: Reserva = { id: idDaReserva(this.ultimoNumero), ...dados };
     this.guardar({ ...intervalo, reserva });
-    return Promise.resolve(reserva);
+    if (chave !== undefined) this.chaves.set(chave, reserva);
+    return Promise.resolve({ tipo: 'feita', reserva });
+  }
+
+  porChave(chave: string): Promise<Reserva | undefined> {
+    return Promise.resolve(this.chaves.get(chave));
   }
 
   fechar(): Promise<void> {

@@ -17,7 +17,7 @@ import {
   type Ocupacao,
   type Reserva,
 } from '../dominio/regras.js';
-import { ReservasIndisponiveis, type Reservas } from './reservas.js';
+import { ReservasIndisponiveis, type Insercao, type Reservas } from './reservas.js';
 
 interface Migracao {
   readonly versao: number;
@@ -73,6 +73,12 @@ const MIGRACOES: readonly Migracao[] = [
       await cliente.query(`SELECT setval('reservas_numero', max(numero)) FROM reservas HAVING max(numero) IS NOT NULL`);
     },
   },
+  {
+    versao: 3,
+    descricao: 'chave de idempotencia unica por reserva (nula nas que nao tem)',
+    // NULLs never collide in a UNIQUE column: the bookings without a key are unaffected.
+    aplicar: (cliente) => cliente.query('ALTER TABLE reservas ADD COLUMN chave text UNIQUE'),
+  },
 ];
 
 /**
@@ -122,6 +128,7 @@ const reservaDe = ({ numero, sala, inicio, fim, responsavel }: Linha): Reserva =
 interface Pendente {
   readonly dados: DadosDaReserva;
   readonly intervalo: Intervalo;
+  readonly chave: string | undefined;
   readonly resolver: (reserva: Reserva | undefined) => void;
   readonly rejeitar: (erro: Error) => void;
 }
@@ -180,21 +187,37 @@ export class ReservasNoPostgres implements Reservas {
     return new Set(rows.map((linha) => linha.sala));
   }
 
-  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined> {
-    return new Promise((resolver, rejeitar) => {
-      this.fila.push({ dados, intervalo, resolver, rejeitar });
+  async inserir(dados: DadosDaReserva, intervalo: Intervalo, chave?: string): Promise<Insercao> {
+    const reserva = await new Promise<Reserva | undefined>((resolver, rejeitar) => {
+      this.fila.push({ dados, intervalo, chave, resolver, rejeitar });
       if (!this.gravando) void this.gravar();
     });
+    if (reserva) return { tipo: 'feita', reserva };
+    // Refused by the room's overlap or by the key. ON CONFLICT waited for any
+    // transaction still writing a conflicting row, so a booking holding the
+    // key has committed by now, and reading it tells which refusal this was.
+    const dona = chave === undefined ? undefined : await this.porChave(chave);
+    return dona ? { tipo: 'chave-usada', reserva: dona } : { tipo: 'ocupada' };
+  }
+
+  async porChave(chave: string): Promise<Reserva | undefined> {
+    const { rows } = await this.consultar<Linha>(
+      'porChave',
+      'SELECT numero, sala, inicio, fim, responsavel FROM reservas WHERE chave = $1',
+      [chave],
+    );
+    return rows.map(reservaDe)[0];
   }
 
   /**
    * One INSERT at a time, carrying every booking that arrived while the
    * previous one ran: under load, many bookings share one round trip and
    * one commit; alone, a booking goes at once. ON CONFLICT DO NOTHING lets
-   * the exclusion constraint answer "taken" row by row: a row it refuses
-   * is simply not returned. Bookings of one batch never overlap each other
-   * (a later one waits for the next batch), so each returned row is matched
-   * to its request by room and period.
+   * the exclusion constraint and the unique key answer row by row: a row
+   * either refuses is simply not returned. Bookings of one batch never
+   * overlap each other nor share a key (a later one waits for the next
+   * batch), so each returned row is matched to its request by room and
+   * period, and a key is never refused by a row of its own batch.
    */
   private async gravar(): Promise<void> {
     this.gravando = true;
@@ -202,7 +225,11 @@ export class ReservasNoPostgres implements Reservas {
       const lote: Pendente[] = [];
       const adiadas: Pendente[] = [];
       for (const pendente of this.fila) {
-        const colide = lote.some((outra) => outra.dados.sala === pendente.dados.sala && sobrepoe(outra.intervalo, pendente.intervalo));
+        const colide = lote.some(
+          (outra) =>
+            (outra.dados.sala === pendente.dados.sala && sobrepoe(outra.intervalo, pendente.intervalo)) ||
+            (pendente.chave !== undefined && outra.chave === pendente.chave),
+        );
         (colide ? adiadas : lote).push(pendente);
       }
       this.fila = adiadas;
@@ -210,11 +237,11 @@ export class ReservasNoPostgres implements Reservas {
         const { rows } = await this.pool.query<{ ordem: string; numero: string }>({
           name: 'inserir',
           text: `WITH entrada AS (
-                   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[]) WITH ORDINALITY
-                     AS e(sala, inicio, fim, responsavel, de, ate, ordem)
+                   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[])
+                     WITH ORDINALITY AS e(sala, inicio, fim, responsavel, de, ate, chave, ordem)
                  ), inseridas AS (
-                   INSERT INTO reservas (sala, inicio, fim, responsavel, periodo)
-                   SELECT sala, inicio, fim, responsavel, tstzrange(de, ate, '[)') FROM entrada ORDER BY ordem
+                   INSERT INTO reservas (sala, inicio, fim, responsavel, periodo, chave)
+                   SELECT sala, inicio, fim, responsavel, tstzrange(de, ate, '[)'), chave FROM entrada ORDER BY ordem
                    ON CONFLICT DO NOTHING
                    RETURNING numero, sala, periodo
                  )
@@ -227,6 +254,7 @@ export class ReservasNoPostgres implements Reservas {
             lote.map((p) => p.dados.responsavel),
             lote.map((p) => instante(p.intervalo.inicio)),
             lote.map((p) => instante(p.intervalo.fim)),
+            lote.map((p) => p.chave ?? null),
           ],
         });
         const numeros = new Map(rows.map((linha) => [Number(linha.ordem), Number(linha.numero)]));

@@ -7,13 +7,26 @@
  */
 import type { DadosDaReserva, Intervalo, Reserva } from '../dominio/regras.js';
 
+/**
+ * What `inserir` did: booked, found the room taken, or found the key
+ * already held by a booking (which it did not make again).
+ */
+export type Insercao = { tipo: 'feita'; reserva: Reserva } | { tipo: 'ocupada' } | { tipo: 'chave-usada'; reserva: Reserva };
+
 export interface Reservas {
   /** Bookings of `sala` that overlap `intervalo`, by start. */
   conflitos(sala: string, intervalo: Intervalo): Promise<Reserva[]>;
   /** Of `salas`, those with some booking overlapping `intervalo`. */
   ocupadas(salas: readonly string[], intervalo: Intervalo): Promise<ReadonlySet<string>>;
-  /** Books with the next id, or answers undefined when the room is taken in the interval. */
-  inserir(dados: DadosDaReserva, intervalo: Intervalo): Promise<Reserva | undefined>;
+  /**
+   * Books with the next id, unless the room is taken in the interval or
+   * `chave` already belongs to a booking. The key is stored with the
+   * booking under the same atomicity as the no-overlap rule: of any number
+   * of calls with one key, on any number of servers, at most one books.
+   */
+  inserir(dados: DadosDaReserva, intervalo: Intervalo, chave?: string): Promise<Insercao>;
+  /** The booking stored under `chave`, if any. */
+  porChave(chave: string): Promise<Reserva | undefined>;
   /** What the start-up line says about where bookings are (never a password). */
   readonly descricao: string;
   fechar(): Promise<void>;
