@@ -250,6 +250,53 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
     }
   });
 
+  it('a booking stuck behind a lock is rolled back by the database before the client stops waiting: no ghost booking', async () => {
+    const { url, consultar } = await banco();
+    const processos = servidores();
+    const trava = new pg.Client(url);
+    await trava.connect();
+    try {
+      const [mcp] = await processos.subir(url, segredoDeTeste());
+      assert.ok(mcp);
+      await trava.query('BEGIN');
+      await trava.query('LOCK TABLE reservas IN ACCESS EXCLUSIVE MODE');
+      const pedido = args('sala-aquario', '2027-05-10', '09:00', '10:00');
+      const resposta = await chamarFerramenta(mcp.url, 'reservar_sala', pedido, { id: 'reservar-travado' });
+      assert.deepEqual(resposta.corpo?.error, { code: -32603, message: 'Banco de reservas indisponivel: tente de novo em instantes' });
+      // The database gave up, not only the client: none of the server's
+      // connections still waits for the lock (a statement left waiting would
+      // commit once the lock is released), and the cause is the lock timeout.
+      const esperando = lidas(
+        Contagem,
+        await consultar(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name = 'servidor-mcp' AND wait_event_type = 'Lock'`,
+        ),
+      );
+      assert.equal(esperando[0]?.n, 0, 'no statement of the server still waits for the lock');
+      assert.match(
+        await mcp.esperarLinha(/id="reservar-travado"/),
+        /motivo="Banco de reservas indisponivel: tente de novo em instantes \(canceling statement due to lock timeout\)"/,
+      );
+      await trava.query('COMMIT');
+      const contar = async () =>
+        lidas(
+          Contagem,
+          await consultar(`SELECT count(*)::int AS n FROM reservas WHERE sala = 'sala-aquario' AND periodo && tstzrange($1, $2)`, [
+            pedido.inicio,
+            pedido.fim,
+          ]),
+        )[0]?.n;
+      assert.equal(await contar(), 0, 'the refused booking does not exist');
+      assert.equal(reserva(await reservar(mcp, 'sala-aquario', '2027-05-10', '09:00', '10:00')).reservado, true, 'the slot is free');
+      assert.equal(await contar(), 1);
+    } finally {
+      await trava.query('ROLLBACK').catch(() => undefined);
+      await trava.end();
+      await processos.parar();
+    }
+  });
+
   it('bookings survive a restart of every server', async () => {
     const { url } = await banco();
     const segredo = segredoDeTeste();

@@ -152,6 +152,16 @@ export class ReservasNoPostgres implements Reservas {
       connectionString: url,
       max: 10,
       connectionTimeoutMillis: 5000,
+      // query_timeout is only this client giving up: the statement goes on in
+      // the server, and an INSERT that waited out a lock would then commit a
+      // booking the caller was already told had failed. So the server gives
+      // up first, rolling the statement back before the client stops
+      // waiting: lock_timeout < statement_timeout < query_timeout. The lock
+      // limit is the shortest so that the likely stall, a lock wait, is
+      // reported as one (55P03). node-pg sends both in the startup message,
+      // so they hold on every connection of the pool.
+      lock_timeout: 5_000,
+      statement_timeout: 8_000,
       query_timeout: 10_000,
       application_name: 'servidor-mcp',
     });
