@@ -8,12 +8,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
   ResultManager,
+  type AgentExecutionEvent,
   type ServerCallContext,
   type PushNotificationSender,
   type PushNotificationStore,
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import type { Kysely } from 'kysely';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { lerJson } from 'compartilhado/json';
@@ -22,9 +25,11 @@ import { BancoIndisponivel, noBanco } from './banco.js';
 import { contextoDe, ESCOPO_ANONIMO, escopoDe, type Dono } from './escopo.js';
 import { avisoDeEstado, Eventos } from './eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
-import type { Encerrar } from './limites.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from './webhooks.js';
+
+/** What is written to a Task's open step together with one of its states. */
+export type Junto = (pausas: Pausas) => Promise<void>;
 
 export interface Armazenamento {
   readonly tarefas: TaskStore;
@@ -32,7 +37,11 @@ export interface Armazenamento {
   readonly webhooks: PushNotificationStore;
   readonly pausas: Pausas;
   readonly exclusao: Exclusao;
+  /** Runs `escrita` on a Task store and a step store whose writes land together or not at all. */
+  readonly juntos: (escrita: (tarefas: TaskStore, pausas: Pausas) => Promise<void>) => Promise<void>;
   readonly descricao: string;
+  /** Closes the database connections, if any. */
+  fechar(): Promise<void>;
 }
 
 export interface OpcoesDeArmazenamento {
@@ -250,9 +259,10 @@ export class TarefasEmMemoria implements TaskStore {
   }
 }
 
-/** Waits for one state of one Task to be stored. */
+/** Waits for one state of one Task to be stored, and what goes with it. */
 interface Espera {
   readonly estado: TaskState;
+  readonly junto: Junto | undefined;
   readonly terminar: (erro?: Error) => void;
 }
 
@@ -260,21 +270,36 @@ interface Espera {
  * The Task store as the SDK sees it, telling who waits that a state is
  * stored (or could not be): the SDK stores events some time after the
  * executor publishes them, and the bridge must know a Task is on record
- * before it asks MCP for anything, and before its turn ends.
+ * before it asks MCP for anything, and before its turn ends. A change to
+ * the Task's open step is written with the state it goes with, in one
+ * transaction: a Task's state and its step never disagree, whenever a
+ * process dies.
  */
 export class TarefasDaPonte implements TaskStore {
   private readonly esperas = new Map<string, Espera[]>();
 
-  constructor(private readonly tarefas: TaskStore) {}
+  constructor(
+    private readonly tarefas: TaskStore,
+    private readonly juntos: Armazenamento['juntos'],
+  ) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
+    const esperas = this.esperas.get(task.id) ?? [];
+    const junto = esperas.find((espera) => espera.estado === task.status?.state && espera.junto)?.junto;
     try {
-      await noBanco(this.tarefas.save(task, context));
+      if (junto)
+        await noBanco(
+          this.juntos(async (tarefas, pausas) => {
+            await tarefas.save(task, context);
+            await junto(pausas);
+          }),
+        );
+      else await noBanco(this.tarefas.save(task, context));
     } catch (erro) {
-      for (const espera of this.esperas.get(task.id) ?? []) espera.terminar(erro as Error);
+      for (const espera of esperas) espera.terminar(erro as Error);
       throw erro;
     }
-    for (const espera of this.esperas.get(task.id) ?? []) if (espera.estado === task.status?.state) espera.terminar();
+    for (const espera of esperas) if (espera.estado === task.status?.state) espera.terminar();
   }
 
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -286,16 +311,18 @@ export class TarefasDaPonte implements TaskStore {
   }
 
   /**
-   * Resolves once `estado` is stored for the Task; rejects if a save of the
-   * Task fails, or if nothing is stored within `prazoMs` (a lost event must
-   * not hold anyone forever).
+   * Resolves once `estado` is stored for the Task, with `junto` written in
+   * the same transaction; rejects if a save of the Task fails, or if
+   * nothing is stored within `prazoMs` (a lost event must not hold anyone
+   * forever).
    */
-  gravado(taskId: string, estado: TaskState, prazoMs = 10_000): Promise<void> {
+  gravado(taskId: string, estado: TaskState, junto?: Junto, prazoMs = 10_000): Promise<void> {
     return new Promise((resolver, rejeitar) => {
       const relogio = setTimeout(() => espera.terminar(new BancoIndisponivel(new Error(`estado nao gravado em ${prazoMs} ms`))), prazoMs);
       relogio.unref();
       const espera: Espera = {
         estado,
+        junto,
         terminar: (erro) => {
           clearTimeout(relogio);
           const restantes = (this.esperas.get(taskId) ?? []).filter((outra) => outra !== espera);
@@ -354,15 +381,20 @@ export async function abrirArmazenamento({
 }: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
     const webhooks = new WebhooksEmMemoria();
+    const tarefas = new TarefasEmMemoria(maxTarefas, (taskId) => {
+      webhooks.esquecer(taskId);
+      aoEsquecer?.(taskId);
+    });
+    const pausas = new PausasEmMemoria();
     return {
-      tarefas: new TarefasEmMemoria(maxTarefas, (taskId) => {
-        webhooks.esquecer(taskId);
-        aoEsquecer?.(taskId);
-      }),
+      tarefas,
       webhooks,
-      pausas: new PausasEmMemoria(),
+      pausas,
       exclusao: new ExclusaoLocal(),
+      // Nothing of memory outlives the process: writes made one after the other cannot be seen half done.
+      juntos: (escrita) => escrita(tarefas, pausas),
       descricao: `memoria (ate ${maxTarefas} Tasks)`,
+      fechar: () => Promise.resolve(),
     };
   }
   // The database code is loaded only when a database is asked for: an agent in memory starts without it.
@@ -373,42 +405,77 @@ export async function abrirArmazenamento({
   if (ehPostgres(banco)) {
     await migrar(banco);
     const { default: pg } = await import('pg');
+    // Every connection listens for its own loss, idle or checked out (pg emits 'error' on a client a
+    // query is not waiting on, and an unheard one ends the process): the step that held it fails alone.
     const pool = (max: number) =>
-      new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }).on('error', aoPerderConexao);
+      new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' })
+        .on('error', aoPerderConexao)
+        .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
     await PausasNoBanco.criarTabela(db, true);
-    return {
-      tarefas: new DatabaseTaskStore(db),
-      webhooks: new WebhooksNoBanco(new DatabasePushNotificationStore(db)),
-      pausas: new PausasNoBanco(db),
-      // Its own connections: a turn's holder then never waits for one that another holder keeps.
-      exclusao: new ExclusaoNoPostgres(pool(20)),
-      descricao: `PostgreSQL (${urlSemSenha(banco)})`,
-    };
+    return noSql(
+      db,
+      new ExclusaoNoPostgres(pool(20)),
+      `PostgreSQL (${urlSemSenha(banco)})`,
+      DatabaseTaskStore,
+      DatabasePushNotificationStore,
+    );
   }
   await migrar(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
   const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
   await PausasNoBanco.criarTabela(db, false);
   // A SQLite file serves one agent: turns are taken in this process only.
+  return noSql(db, new ExclusaoLocal(), `SQLite (${banco})`, DatabaseTaskStore, DatabasePushNotificationStore);
+}
+
+/** The SDK's stores and ours on one kysely database; `juntos` is one transaction of it. */
+function noSql(
+  db: Kysely<TabelaDePausas>,
+  exclusao: Exclusao,
+  descricao: string,
+  Tarefas: typeof DatabaseTaskStore,
+  Webhooks: typeof DatabasePushNotificationStore,
+): Armazenamento {
   return {
-    tarefas: new DatabaseTaskStore(db),
-    webhooks: new WebhooksNoBanco(new DatabasePushNotificationStore(db)),
+    tarefas: new Tarefas(db),
+    webhooks: new WebhooksNoBanco(new Webhooks(db)),
     pausas: new PausasNoBanco(db),
-    exclusao: new ExclusaoLocal(),
-    descricao: `SQLite (${banco})`,
+    exclusao,
+    // A transaction is a Kysely to the SDK's store at run time; only their typings differ (jsonAgg).
+    juntos: (escrita) => db.transaction().execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx))),
+    descricao,
+    fechar: () => db.destroy(),
   };
 }
 
-/** Ends a Task FAILED through the SDK's ResultManager, as an executor's status update would, and tells its webhooks. */
-export function encerradorDeTarefas(tarefas: TaskStore, avisos: PushNotificationSender): Encerrar {
-  return async (taskId: string, mensagem: string, dono: Dono) => {
+/**
+ * Stores a Task's outcome outside any request (a sweep's), through the
+ * SDK's ResultManager as an executor's events would be, with `junto`
+ * written together with the last event's state, and tells its webhooks.
+ * A Task already finished is left alone: answers false.
+ */
+export type PublicarForaDoPedido = (
+  taskId: string,
+  dono: Dono,
+  eventos: (eventos: Eventos) => readonly AgentExecutionEvent[],
+  junto: Junto,
+) => Promise<boolean>;
+
+export function publicadorForaDoPedido(tarefas: TarefasDaPonte, avisos: PushNotificationSender): PublicarForaDoPedido {
+  return async (taskId, dono, eventos, junto) => {
     const contexto = contextoDe(dono);
     const task = await tarefas.load(taskId, contexto);
-    if (!task || terminal(task)) return;
+    if (!task || terminal(task)) return false;
+    const todos = eventos(new Eventos(task.id, task.contextId));
+    const ultimo = todos.at(-1);
+    const estado = ultimo?.kind === 'statusUpdate' ? ultimo.data.status?.state : undefined;
     const resultado = new ResultManager(tarefas, contexto);
-    await resultado.processEvent(new Eventos(task.id, task.contextId).estado(TaskState.TASK_STATE_FAILED, mensagem));
+    const gravado = estado === undefined ? Promise.resolve() : tarefas.gravado(taskId, estado, junto);
+    for (const evento of todos) await resultado.processEvent(evento);
+    await gravado;
     const final = resultado.getCurrentTask();
     if (final) void avisos.send(avisoDeEstado(final), contexto, final);
+    return true;
   };
 }

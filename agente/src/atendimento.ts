@@ -22,20 +22,20 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   type AgentExecutor,
   type PushNotificationSender,
   type PushNotificationStore,
   type ServerCallContext,
-  type TaskStore,
 } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
 import { destinoRecusado } from './avisos.js';
+import { TERMINAIS, type TarefasDaPonte } from './armazenamento.js';
 import { avisoDeEstado } from './eventos.js';
 import type { Exclusao } from './exclusao.js';
-import type { PausasDaPonte } from './ponte.js';
+import type { Passos } from './limites.js';
 
 /**
  * Names a client chooses, cut to what the database columns hold (the SDK's
@@ -57,10 +57,10 @@ export interface Push {
 export class Atendimento extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
-    private readonly tarefas: TaskStore,
+    private readonly tarefas: TarefasDaPonte,
     executor: AgentExecutor,
     private readonly exclusao: Exclusao,
-    private readonly pausas: Pick<PausasDaPonte, 'apagar'>,
+    private readonly passos: Pick<Passos, 'ler'>,
     private readonly push: Push,
     private readonly log: (linha: string) => void,
   ) {
@@ -96,10 +96,20 @@ export class Atendimento extends DefaultRequestHandler {
     await this.conferirDono(params.id, context);
     return this.exclusao.com(params.id, async () => {
       const antes = await this.tarefas.load(params.id, context);
-      const task = await super.cancelTask(params, context);
+      const aberta = antes?.status !== undefined && !TERMINAIS.has(antes.status.state);
+      // A step being run may be booking: canceled now, its booking would outlive a CANCELED Task.
+      if (aberta && (await this.passos.ler(params.id))?.reivindicacao) {
+        throw new TaskNotCancelableError(
+          `A Task ${params.id} tem uma chamada em andamento no servidor MCP, que pode reservar: aguarde o desfecho dela.`,
+        );
+      }
       // The SDK cancels a paused Task by itself, without the executor and without
-      // telling the webhooks: its pause goes, and they are told, here.
-      await this.pausas.apagar(params.id);
+      // telling the webhooks: its pause goes with the CANCELED state, in one write, and they are told here.
+      const cancelada = aberta
+        ? this.tarefas.gravado(params.id, TaskState.TASK_STATE_CANCELED, (pausas) => pausas.apagar(params.id)).catch(() => undefined)
+        : undefined;
+      const task = await super.cancelTask(params, context);
+      await cancelada;
       // Delivery is the sender's business: the cancel is answered without waiting for it.
       if (antes?.status?.state !== TaskState.TASK_STATE_CANCELED) void this.push.avisos.send(avisoDeEstado(task), context, task);
       return task;

@@ -27,6 +27,10 @@ export interface Configuracao {
   readonly maxPausadas: number;
   /** How long a paused Task waits for its answer: the MCP server's requestState lifetime. */
   readonly validadeDaPausaMs: number;
+  /** AGENTE_MCP_TIMEOUT_SECONDS: how long an MCP request is waited for; a booking not answered by then is replayed. */
+  readonly prazoDoMcpMs: number;
+  /** AGENTE_SWEEP_SECONDS: how often expired pauses are ended and steps whose claim ran out are replayed. */
+  readonly varreduraMs: number;
   /** AGENTE_PUSH_HOSTS: the only hosts (or host:port) a push notification may be POSTed to, against server-side request forgery. */
   readonly hostsDePush: ReadonlySet<string>;
 }
@@ -127,6 +131,8 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),
     maxPausadas: lerInteiro(env, 'AGENTE_MAX_PAUSED', 10_000, 1, 10_000_000),
     validadeDaPausaMs: lerInteiro(env, 'AGENTE_PAUSE_TTL_SECONDS', 600, 60, 1800) * 1000,
+    prazoDoMcpMs: lerInteiro(env, 'AGENTE_MCP_TIMEOUT_SECONDS', 20, 1, 120) * 1000,
+    varreduraMs: lerInteiro(env, 'AGENTE_SWEEP_SECONDS', 10, 1, 600) * 1000,
     hostsDePush: destinos(env, 'AGENTE_PUSH_HOSTS', ['localhost', '127.0.0.1', '::1']),
   });
 }

@@ -1,5 +1,5 @@
 /** Small builders for the events an executor publishes, written in the A2A JSON form. */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   Message,
   Task,
@@ -41,13 +41,21 @@ export class Eventos {
     );
   }
 
-  /** An artifact as JSON text (the part clients of the text contract read) and as the same object in a data part. */
+  /**
+   * An artifact as JSON text (the part clients of the text contract read)
+   * and as the same object in a data part. Its id is derived from the Task
+   * and the name: a replayed step replaces the artifact instead of adding a twin.
+   */
   artefato(nome: string, dados: object): AgentExecutionEvent {
     return AgentEvent.artifactUpdate(
       TaskArtifactUpdateEvent.fromJSON({
         taskId: this.taskId,
         contextId: this.contextId,
-        artifact: { artifactId: randomUUID(), name: nome, parts: [{ text: JSON.stringify(dados) }, parteDeDados(dados)] },
+        artifact: {
+          artifactId: idDoArtefato(this.taskId, nome),
+          name: nome,
+          parts: [{ text: JSON.stringify(dados) }, parteDeDados(dados)],
+        },
         lastChunk: true,
       }),
     );
@@ -67,5 +75,11 @@ export function avisoDeEstado(task: Task): StreamResponse {
 }
 
 const agora = () => new Date().toISOString();
+
+/** A UUID-shaped id, the same for the same Task and name. */
+function idDoArtefato(taskId: string, nome: string): string {
+  const hex = createHash('sha256').update(`${taskId}\0${nome}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });

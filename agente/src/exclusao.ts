@@ -7,6 +7,7 @@
  * sharing PostgreSQL also take a transaction-scoped advisory lock, so the
  * turn holds across processes, and it is released even if one dies.
  */
+import { A2AError } from '@a2a-js/sdk/errors';
 import type pg from 'pg';
 import { noBanco } from './banco.js';
 
@@ -37,8 +38,14 @@ export class ExclusaoLocal implements Exclusao {
   }
 }
 
-/** How long a turn may be waited for across processes before the request fails instead of hanging. */
-const ESPERA_MAXIMA = '30s';
+/** PostgreSQL's lock_not_available: the turn's lock_timeout ran out. */
+const SEM_VEZ = '55P03';
+
+/** The turn was not had in time: the database is fine, another step of the Task is running. */
+const vezOcupada = (taskId: string, esperaMs: number) =>
+  new A2AError(
+    `Outro passo da Task ${taskId} esta em andamento ha mais de ${String(esperaMs / 1000)} s: consulte a Task ou tente de novo em instantes.`,
+  );
 
 export class ExclusaoNoPostgres implements Exclusao {
   private readonly local = new ExclusaoLocal();
@@ -47,7 +54,11 @@ export class ExclusaoNoPostgres implements Exclusao {
    * `pool` is only for the locks, apart from the one the stores use, so a
    * holder never waits for a connection another holder keeps for its data.
    */
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** How long a turn may be waited for across processes before the request fails instead of hanging. */
+    private readonly esperaMaximaMs = 30_000,
+  ) {}
 
   com<T>(taskId: string, trabalho: () => Promise<T>): Promise<T> {
     // Waiters of this process queue here, without holding a connection.
@@ -72,9 +83,20 @@ export class ExclusaoNoPostgres implements Exclusao {
     trabalho: () => Promise<T>,
   ): Promise<T | undefined> {
     const cliente = await noBanco(this.pool.connect());
+    // Held across the whole step, most of it idle: a connection lost meanwhile must not end the
+    // process (pg emits 'error' with no query to reject). The step goes on; the COMMIT below fails
+    // and the connection is discarded, and the claim, not this lock, keeps other agents off the step.
+    const perdida = (): void => undefined;
+    cliente.on('error', perdida);
     try {
-      const abertura = `BEGIN; SET LOCAL lock_timeout = '${ESPERA_MAXIMA}'; SELECT ${funcao}(hashtextextended(${cliente.escapeLiteral(taskId)}, 0)) AS obtida`;
-      const resultados = (await noBanco(cliente.query(abertura))) as unknown as pg.QueryResult<{ obtida: boolean | '' }>[];
+      const abertura = `BEGIN; SET LOCAL lock_timeout = ${String(this.esperaMaximaMs)}; SELECT ${funcao}(hashtextextended(${cliente.escapeLiteral(taskId)}, 0)) AS obtida`;
+      const resultados = (await noBanco(
+        cliente.query(abertura).catch((erro: unknown) => {
+          throw typeof erro === 'object' && erro !== null && 'code' in erro && erro.code === SEM_VEZ
+            ? vezOcupada(taskId, this.esperaMaximaMs)
+            : erro;
+        }),
+      )) as unknown as pg.QueryResult<{ obtida: boolean | '' }>[];
       // pg_advisory_xact_lock returns void (read as ''): only the try variant can say no.
       if (resultados.at(-1)?.rows[0]?.obtida === false) return undefined;
       return await trabalho();
@@ -84,6 +106,7 @@ export class ExclusaoNoPostgres implements Exclusao {
         () => cliente.release(),
         (erro: unknown) => cliente.release(erro instanceof Error ? erro : new Error(String(erro))),
       );
+      cliente.off('error', perdida);
     }
   }
 }

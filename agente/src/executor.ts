@@ -1,25 +1,24 @@
 /**
- * A thin AgentExecutor: the bridge decides, the executor publishes. Every
- * Task goes SUBMITTED -> WORKING -> (INPUT_REQUIRED | COMPLETED | CANCELED | FAILED).
+ * A thin AgentExecutor: the bridge decides, the executor publishes, and
+ * each state goes to the store with what it does to the Task's open step
+ * (see limites.ts). Every Task goes SUBMITTED -> WORKING ->
+ * (INPUT_REQUIRED | COMPLETED | CANCELED | FAILED); a booking whose outcome
+ * never arrived stays WORKING until its replay gives one.
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
 import type { FioMcp } from './fio.js';
 import { Eventos } from './eventos.js';
-import type { TarefasDaPonte } from './armazenamento.js';
+import type { PublicarForaDoPedido, TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
 import type { Entrada } from './intencao.js';
-import type { Desfecho, Ponte } from './ponte.js';
+import { ESTADO_DO_DESFECHO, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './limites.js';
+import { ehPedido, type Passo } from './pausas.js';
+import { MENSAGEM_SEM_PAUSA, type Desfecho, type Ponte } from './ponte.js';
 import { lerTraceparent, novoTrace, type Trace } from './trace.js';
-
-const ESTADO_FINAL: Record<Desfecho['estado'], TaskState> = {
-  pausada: TaskState.TASK_STATE_INPUT_REQUIRED,
-  concluida: TaskState.TASK_STATE_COMPLETED,
-  cancelada: TaskState.TASK_STATE_CANCELED,
-  falhou: TaskState.TASK_STATE_FAILED,
-};
 
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
   const headers = contexto.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
@@ -52,8 +51,11 @@ export class Executor implements AgentExecutor {
 
   constructor(
     private readonly ponte: Ponte,
+    private readonly passos: Passos,
     private readonly exclusao: Exclusao,
     private readonly tarefas: Pick<TarefasDaPonte, 'gravado'>,
+    /** For the paused Tasks over the cap, ended outside their own requests. */
+    private readonly publicar: PublicarForaDoPedido,
     /** With the console on: each step's MCP exchanges noted under its Task. */
     private readonly fio?: Pick<FioMcp, 'naTask'>,
   ) {}
@@ -76,44 +78,73 @@ export class Executor implements AgentExecutor {
   }
 
   private async abrir(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const eventos = new Eventos(contexto.taskId, contexto.contextId);
-    // Nothing is asked of MCP before the Task is on record: a booking must never outlive a Task that was never stored.
-    const registrada = this.tarefas.gravado(contexto.taskId, TaskState.TASK_STATE_WORKING);
+    const { taskId } = contexto;
+    const eventos = new Eventos(taskId, contexto.contextId);
+    const pedido = this.passos.pedido({
+      pedido: entradaDe(contexto),
+      trace: traceDaRequisicao(contexto) ?? novoTrace(),
+      dono: donoDe(contexto.context),
+    });
+    // Nothing is asked of MCP before the Task is on record, with its request
+    // claimed by this agent in the same write: a step cut short anywhere is
+    // replayed by a sweep, never lost, and no booking outlives a Task never stored.
+    const registrada = Promise.all([
+      this.tarefas.gravado(taskId, TaskState.TASK_STATE_SUBMITTED, this.passos.reivindicarPedido(taskId, pedido)),
+      this.tarefas.gravado(taskId, TaskState.TASK_STATE_WORKING),
+    ]);
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
-    const trace = traceDaRequisicao(contexto) ?? novoTrace();
-    const desfecho = await this.ponte.atender(contexto.taskId, entradaDe(contexto), trace, donoDe(contexto.context));
-    // The turn lasts until the outcome is stored, not merely published; a failed save is the SDK's to report.
-    const gravado = this.tarefas.gravado(contexto.taskId, ESTADO_FINAL[desfecho.estado]).catch(() => undefined);
-    this.publicar(eventos, bus, desfecho);
-    await gravado;
+    const desfecho = await this.ponte.atender(taskId, pedido.pedido, pedido.trace, pedido.dono);
+    await this.concluir(eventos, bus, desfecho, pedido);
   }
 
   private async continuar(contexto: RequestContext, task: Task, bus: ExecutionEventBus): Promise<void> {
     bus.publish(AgentEvent.task(task));
     if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
-      // Not waiting for an answer (a step that never finished): nothing to change.
+      // Not waiting for an answer (its step is running, here or elsewhere): nothing to change.
       bus.finished();
       return;
     }
-    const eventos = new Eventos(contexto.taskId, contexto.contextId);
-    const trabalhando = () => bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
-    const desfecho = await this.ponte.retomar(
-      contexto.taskId,
-      entradaDe(contexto),
-      traceDaRequisicao(contexto),
-      trabalhando,
-      perguntaDa(task),
+    const { taskId } = contexto;
+    const eventos = new Eventos(taskId, contexto.contextId);
+    const guardado = await this.passos.ler(taskId);
+    if (!guardado || ehPedido(guardado.passo)) return this.concluir(eventos, bus, { estado: 'falhou', mensagem: MENSAGEM_SEM_PAUSA });
+    if (guardado.expirada) return this.concluir(eventos, bus, { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
+    const pausa = guardado.passo;
+    const escolha = this.ponte.escolher(pausa, entradaDe(contexto), perguntaDa(task));
+    if ('estado' in escolha) return this.concluir(eventos, bus, escolha, pausa);
+    // The answer is claimed with the WORKING state, in one write, before MCP hears it.
+    const reivindicada = this.tarefas.gravado(
+      taskId,
+      TaskState.TASK_STATE_WORKING,
+      this.passos.reivindicarResposta(taskId, escolha.resposta),
     );
-    this.publicar(eventos, bus, desfecho);
+    bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
+    await reivindicada;
+    const desfecho = await this.ponte.responder(pausa, escolha.resposta, traceDaRequisicao(contexto) ?? pausa.trace);
+    await this.concluir(eventos, bus, desfecho, pausa, escolha.resposta);
   }
 
-  private publicar(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho): void {
-    if (desfecho.estado === 'concluida') bus.publish(eventos.artefato(desfecho.artefato.nome, desfecho.artefato.dados));
-    const dados = desfecho.estado === 'pausada' ? desfecho.dados : undefined;
-    bus.publish(eventos.estado(ESTADO_FINAL[desfecho.estado], desfecho.mensagem, dados));
+  /**
+   * The outcome, stored with what it does to the step; the turn lasts until
+   * it is stored, not merely published. A failed save is the SDK's to
+   * report: the step stays claimed, and the sweep replays it.
+   */
+  private async concluir(
+    eventos: Eventos,
+    bus: ExecutionEventBus,
+    desfecho: Desfecho,
+    passo?: Passo,
+    resposta?: ElicitResult,
+  ): Promise<void> {
+    const { taskId } = eventos;
+    const depois = this.passos.depoisDo(taskId, desfecho, passo, resposta);
+    const gravado = this.tarefas.gravado(taskId, ESTADO_DO_DESFECHO[desfecho.estado], depois).catch(() => undefined);
+    for (const evento of eventosDo(desfecho, eventos)) bus.publish(evento);
     bus.finished();
+    await gravado;
+    if (desfecho.estado === 'pausada' && desfecho.pergunta) await this.passos.conterExcesso(this.publicar);
   }
 
   /**

@@ -1,95 +1,231 @@
 /**
- * Paused Tasks do not live forever: a pause older than the requestState it
- * holds can no longer be continued, and the number of pauses is capped. In
- * both cases the Task ends FAILED with a message that says what to do. This
- * is the one clock that dates pauses and decides when they expire.
+ * The one clock of a Task's open step. A pause does not live forever: one
+ * older than the requestState it holds can no longer be continued, and
+ * the number of pauses is capped; in both cases the Task ends FAILED with
+ * a message that says what to do. A step being run is claimed, with an
+ * owner and an expiry, in the same write as the Task's WORKING state; its
+ * outcome, the Task's next state and the step's change are written
+ * together too. A claim that expires (its agent died, or the call's
+ * outcome never arrived) is replayed by the sweep of any agent, with the
+ * same idempotency key, until the step gives a definite outcome.
  */
+import { TaskState } from '@a2a-js/sdk';
+import { A2AError } from '@a2a-js/sdk/errors';
+import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
+import type { ElicitResult } from '@modelcontextprotocol/client';
+import type { Junto, PublicarForaDoPedido } from './armazenamento.js';
 import { noBanco } from './banco.js';
-import { DONO_ANONIMO, type Dono } from './escopo.js';
+import { DONO_ANONIMO } from './escopo.js';
+import type { Eventos } from './eventos.js';
 import type { Exclusao } from './exclusao.js';
-import type { Pausa, Pausas } from './pausas.js';
-import type { PausasDaPonte, Pergunta } from './ponte.js';
+import { ehPedido, type Pausa, type Pausas, type Passo, type PassoGuardado, type Pedido } from './pausas.js';
+import type { Desfecho, Pergunta, Ponte } from './ponte.js';
 
 export interface Limites {
   readonly maxPausadas: number;
   readonly validadeMs: number;
+  /** How long a claim holds: longer than the MCP call it covers may take (AGENTE_MCP_TIMEOUT_SECONDS). */
+  readonly prazoMs: number;
 }
-
-/** Ends a Task FAILED with this message (unless it already ended), as seen by its owner. */
-export type Encerrar = (taskId: string, mensagem: string, dono: Dono) => Promise<void>;
 
 export const MENSAGEM_DE_PAUSA_EXPIRADA =
   'A pergunta expirou sem resposta (o estado pendente no servidor MCP vale por tempo limitado): envie o pedido de novo.';
 export const mensagemDeExcesso = (maximo: number) =>
   `Pausa descartada: o agente ja guardava ${maximo} Tasks pausadas e esta era a mais antiga. Envie o pedido de novo.`;
 
+/**
+ * Another run of the same step holds the Task (the turn was lost with a
+ * database connection): nothing is changed. An A2AError, so the client
+ * hears this message, not "database unavailable".
+ */
+const passoOcupado = (taskId: string) =>
+  new A2AError(`A Task ${taskId} ja esta sendo respondida por outra chamada: consulte a Task para ver o desfecho.`);
+
+export const ESTADO_DO_DESFECHO: Record<Desfecho['estado'], TaskState> = {
+  pausada: TaskState.TASK_STATE_INPUT_REQUIRED,
+  concluida: TaskState.TASK_STATE_COMPLETED,
+  cancelada: TaskState.TASK_STATE_CANCELED,
+  falhou: TaskState.TASK_STATE_FAILED,
+  incerto: TaskState.TASK_STATE_WORKING,
+};
+
+/** The events that tell a step's outcome: an artifact first when there is one, then the Task's new status. */
+export function eventosDo(desfecho: Desfecho, eventos: Eventos): AgentExecutionEvent[] {
+  const estado = ESTADO_DO_DESFECHO[desfecho.estado];
+  switch (desfecho.estado) {
+    case 'concluida':
+      return [eventos.artefato(desfecho.artefato.nome, desfecho.artefato.dados), eventos.estado(estado, desfecho.mensagem)];
+    case 'pausada':
+      return [eventos.estado(estado, desfecho.mensagem, desfecho.dados)];
+    default:
+      return [eventos.estado(estado, desfecho.mensagem)];
+  }
+}
+
 const LOTE_DA_VARREDURA = 500;
 
-export class PausasLimitadas implements PausasDaPonte {
+export class Passos {
   constructor(
     private readonly base: Pausas,
     private readonly limites: Limites,
-    private readonly encerrar: Encerrar,
     private readonly exclusao: Exclusao,
+    /** This agent, as claims name their owner. */
+    readonly por: string,
     private readonly agora: () => number = Date.now,
   ) {}
 
-  async abrir(taskId: string, pergunta: Pergunta): Promise<void> {
-    await noBanco(this.base.guardar(taskId, { ...pergunta, criadaEm: this.agora() }));
+  /** The Task's open step, saying whether a pause outlived its requestState. */
+  async ler(taskId: string): Promise<(PassoGuardado & { expirada: boolean }) | undefined> {
+    const guardado = await noBanco(this.base.ler(taskId));
+    return guardado && { ...guardado, expirada: !ehPedido(guardado.passo) && this.expirou(guardado.passo) };
+  }
+
+  /** A new Task's request, dated now. */
+  pedido(pedido: Omit<Pedido, 'criadaEm'>): Pedido {
+    return { ...pedido, criadaEm: this.agora() };
+  }
+
+  /** A new Task's request, claimed by this agent: written with the Task's first state. */
+  reivindicarPedido(taskId: string, pedido: Pedido): Junto {
+    return (pausas) => pausas.guardar(taskId, pedido, this.reivindicacao());
+  }
+
+  /** An answer to the Task's pause, claimed by this agent: written with the Task's WORKING state, or not at all. */
+  reivindicarResposta(taskId: string, resposta: ElicitResult): Junto {
+    return async (pausas) => {
+      if (!(await pausas.reivindicar(taskId, this.reivindicacao(resposta), this.agora()))) throw passoOcupado(taskId);
+    };
+  }
+
+  /**
+   * What a step's outcome does to the step, written with the Task's new
+   * state: a finished Task has none; a new question is kept, dated now; the
+   * same question is released as it was; an uncertain call stays claimed,
+   * expired at once, for the sweep to replay.
+   */
+  depoisDo(taskId: string, desfecho: Desfecho, passo: Passo | undefined, resposta?: ElicitResult): Junto {
+    const { pergunta } = desfecho.estado === 'pausada' ? desfecho : {};
+    if (pergunta) return this.abrir(taskId, pergunta);
+    if (passo && desfecho.estado === 'pausada') return (pausas) => pausas.guardar(taskId, passo);
+    if (passo && desfecho.estado === 'incerto')
+      return (pausas) => pausas.guardar(taskId, passo, { ...this.reivindicacao(resposta), ate: this.agora() });
+    return (pausas) => pausas.apagar(taskId);
+  }
+
+  /** Keeps a new question for the Task, dated now. */
+  abrir(taskId: string, pergunta: Pergunta): Junto {
+    return (pausas) => pausas.guardar(taskId, { ...pergunta, criadaEm: this.agora() });
+  }
+
+  /** Over the cap, the oldest paused Tasks end; on a best-effort basis: failing to end another Task must not fail this one. */
+  async conterExcesso(publicar: PublicarForaDoPedido): Promise<void> {
     const excesso = (await noBanco(this.base.total())) - this.limites.maxPausadas;
     if (excesso <= 0) return;
-    // The cap is kept on a best-effort basis: failing to end another Task must not fail this one's pause.
-    await this.descartarAs(await this.base.ate(Number.MAX_SAFE_INTEGER, excesso), mensagemDeExcesso(this.limites.maxPausadas)).catch(
-      () => undefined,
-    );
+    await this.descartarAs(
+      publicar,
+      await this.base.ate(Number.MAX_SAFE_INTEGER, excesso),
+      mensagemDeExcesso(this.limites.maxPausadas),
+    ).catch(() => undefined);
   }
 
-  async tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined> {
-    const pausa = await noBanco(this.base.tomar(taskId));
-    return pausa && { pausa, expirada: this.agora() - pausa.criadaEm >= this.limites.validadeMs };
-  }
-
-  devolver(taskId: string, pausa: Pausa): Promise<void> {
-    return noBanco(this.base.guardar(taskId, pausa));
-  }
-
-  apagar(taskId: string): Promise<void> {
-    return noBanco(this.base.apagar(taskId));
-  }
-
-  /** Ends every expired pause's Task that nobody is answering right now; returns how many. */
-  async varrer(): Promise<number> {
-    let encerradas = 0;
+  /**
+   * One pass of the sweep: ends every expired pause nobody is answering,
+   * and replays every step whose claim ran out. Returns how many Tasks it
+   * changed.
+   */
+  async varrer(ponte: Pick<Ponte, 'atender' | 'responder'>, publicar: PublicarForaDoPedido): Promise<number> {
+    let mudadas = 0;
     for (;;) {
       const ids = await this.base.ate(this.agora() - this.limites.validadeMs, LOTE_DA_VARREDURA);
-      const nesteLote = await this.descartarAs(ids, MENSAGEM_DE_PAUSA_EXPIRADA);
-      encerradas += nesteLote;
+      const nesteLote = await this.descartarAs(publicar, ids, MENSAGEM_DE_PAUSA_EXPIRADA);
+      mudadas += nesteLote;
       // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
-      if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) return encerradas;
+      if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
     }
+    for (const taskId of await this.base.vencidas(this.agora(), LOTE_DA_VARREDURA)) {
+      if (await this.exclusao.seLivre(taskId, () => this.repetir(taskId, ponte, publicar))) mudadas += 1;
+    }
+    return mudadas;
   }
 
   /** Sweeps every `intervaloMs`; the timer never keeps the process alive. */
-  varrerPeriodicamente(intervaloMs: number, aoFalhar: (erro: unknown) => void): void {
-    setInterval(() => void this.varrer().catch(aoFalhar), intervaloMs).unref();
+  varrerPeriodicamente(
+    intervaloMs: number,
+    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    publicar: PublicarForaDoPedido,
+    aoFalhar: (erro: unknown) => void,
+  ): void {
+    let varrendo = false;
+    setInterval(() => {
+      // A pass that outlasts the interval (a replay waiting on MCP) is not stacked on.
+      if (varrendo) return;
+      varrendo = true;
+      void this.varrer(ponte, publicar)
+        .catch(aoFalhar)
+        .finally(() => (varrendo = false));
+    }, intervaloMs).unref();
+  }
+
+  /**
+   * Replays a step whose claim ran out, in the Task's turn: claimed anew
+   * (of two sweeps, one gets it), run again with the same key and answer,
+   * and its outcome stored with the step's change. A Task already finished
+   * only loses its step.
+   */
+  private async repetir(taskId: string, ponte: Pick<Ponte, 'atender' | 'responder'>, publicar: PublicarForaDoPedido): Promise<boolean> {
+    const guardado = await this.base.ler(taskId);
+    const anterior = guardado?.reivindicacao;
+    if (!guardado || !anterior || anterior.ate >= this.agora()) return false;
+    // Written by reivindicarResposta from an ElicitResult, and checked as a record when read.
+    const resposta = anterior.resposta as ElicitResult | undefined;
+    const passo = await this.base.reivindicar(taskId, this.reivindicacao(resposta), this.agora());
+    if (!passo) return false;
+    let desfecho: Desfecho;
+    if (ehPedido(passo)) desfecho = await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono);
+    else if (resposta) desfecho = await ponte.responder(passo, resposta, passo.trace);
+    else {
+      // A pause claimed with no answer recorded has nothing to replay: it is released as it was.
+      await this.base.guardar(taskId, passo);
+      return true;
+    }
+    const dono = passo.dono ?? DONO_ANONIMO;
+    const publicado = await publicar(
+      taskId,
+      dono,
+      (eventos) => eventosDo(desfecho, eventos),
+      this.depoisDo(taskId, desfecho, passo, resposta),
+    );
+    if (!publicado) await this.base.apagar(taskId);
+    return true;
   }
 
   /**
    * In the Task's turn, and only if free: a Task being answered right now is
    * not abandoned, and waiting for it here (maybe inside another Task's
-   * turn) could wait forever. Only the one that takes the pause ends the Task.
+   * turn) could wait forever. Only an unclaimed pause is ended, with its
+   * removal written with the Task's FAILED state.
    */
-  private async descartarAs(taskIds: readonly string[], mensagem: string): Promise<number> {
+  private async descartarAs(publicar: PublicarForaDoPedido, taskIds: readonly string[], mensagem: string): Promise<number> {
     let descartadas = 0;
     for (const taskId of taskIds) {
       const descartada = await this.exclusao.seLivre(taskId, async () => {
-        const pausa = await this.base.tomar(taskId);
-        if (!pausa) return false;
-        await this.encerrar(taskId, mensagem, pausa.dono ?? DONO_ANONIMO);
+        const guardado = await this.base.ler(taskId);
+        if (!guardado || guardado.reivindicacao) return false;
+        const dono = guardado.passo.dono ?? DONO_ANONIMO;
+        const fim = (eventos: Eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)];
+        if (!(await publicar(taskId, dono, fim, (pausas) => pausas.apagar(taskId)))) await this.base.apagar(taskId);
         return true;
       });
       if (descartada) descartadas += 1;
     }
     return descartadas;
+  }
+
+  private reivindicacao(resposta?: ElicitResult) {
+    return { por: this.por, ate: this.agora() + this.limites.prazoMs, ...(resposta ? { resposta } : {}) };
+  }
+
+  private expirou(pausa: Pausa): boolean {
+    return this.agora() - pausa.criadaEm >= this.limites.validadeMs;
   }
 }

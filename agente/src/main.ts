@@ -1,5 +1,7 @@
 /** The only file that listens: config, wiring, HTTP server, signals. */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { hostname } from 'node:os';
 import { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
@@ -12,8 +14,8 @@ import { lerConfiguracao } from './config.js';
 import { CAMINHOS, LINKS, publicar } from './descoberta.js';
 import { Executor } from './executor.js';
 import { ClienteMcp, credenciaisRecusadas } from './mcp-cliente.js';
-import { PausasLimitadas } from './limites.js';
-import { abrirArmazenamento, encerradorDeTarefas, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
+import { Passos } from './limites.js';
+import { abrirArmazenamento, publicadorForaDoPedido, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
 import { criarPortaria } from './acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console.js';
 import { FioMcp } from './fio.js';
@@ -26,7 +28,8 @@ import { Ponte } from './ponte.js';
 const contextoA2A: ServerCallContextBuilder = (opcoes) =>
   defaultServerCallContextBuilder({ ...opcoes, requestedVersion: opcoes.requestedVersion ?? '1.0' });
 
-const VARREDURA_MS = 30_000;
+/** This agent, as its claims name their owner: unique per start, so a restarted agent never mistakes an old claim for its own. */
+const ESTE_AGENTE = `${hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
 
 interface Partes {
   readonly armazenamento: Armazenamento;
@@ -41,27 +44,31 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     log,
     config.tokenDoMcp,
     fio && ((pedido, http, resposta) => fio.anotar(pedido, http, resposta)),
+    config.prazoDoMcpMs,
   );
-  const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs };
+  // A claim outlives the longest step it covers: up to three MCP requests (tools/list, the policy, the call).
+  const limites = { maxPausadas: config.maxPausadas, validadeMs: config.validadeDaPausaMs, prazoMs: 3 * config.prazoDoMcpMs + 5_000 };
   const { exclusao } = armazenamento;
   const push = {
     configs: armazenamento.webhooks,
     avisos: new Avisos(armazenamento.webhooks, { hosts: config.hostsDePush, log }),
     hosts: config.hostsDePush,
   };
-  const pausas = new PausasLimitadas(armazenamento.pausas, limites, encerradorDeTarefas(armazenamento.tarefas, push.avisos), exclusao);
-  pausas.varrerPeriodicamente(VARREDURA_MS, (erro) =>
-    log(`varredura de pausas falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
+  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos);
+  const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
+  const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
+  const ponte = new Ponte(mcp);
+  passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, (erro) =>
+    log(`varredura de passos falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
   );
   const card = agentCard(urlPublica, config.identidades !== undefined);
   const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
-  const tarefas = new TarefasDaPonte(armazenamento.tarefas);
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
     tarefas,
-    new Executor(new Ponte(mcp, pausas), exclusao, tarefas, fio),
+    new Executor(ponte, passos, exclusao, tarefas, foraDoPedido, fio),
     exclusao,
-    pausas,
+    passos,
     push,
     log,
   );

@@ -122,6 +122,8 @@ export class ClienteMcp {
     /** MCP_TOKEN, sent as `Authorization: Bearer` on every request by the SDK's transport. */
     private readonly token?: string,
     private readonly aoTrocar?: AoTrocar,
+    /** How long a tools/call is waited for; past it the outcome is unknown (AGENTE_MCP_TIMEOUT_SECONDS). */
+    private readonly prazoMs = 30_000,
   ) {}
 
   /** Connects once; a failed connection is retried by the next caller. */
@@ -160,15 +162,19 @@ export class ClienteMcp {
     return texto.text;
   }
 
-  /** tools/call on a fresh JSON-RPC id; a continuation adds inputResponses and the echoed state. */
+  /**
+   * tools/call on a fresh JSON-RPC id; a continuation adds inputResponses
+   * and the echoed state; `meta` adds entries to `_meta` (an idempotency key).
+   */
   async chamar(
     name: string,
     args: Record<string, unknown>,
     traceparent: string,
     continuacao?: Continuacao,
+    meta?: Readonly<Record<string, string>>,
   ): Promise<ResultadoDaFerramenta> {
     const cliente = await this.cliente();
-    const params = { name, arguments: args, ...continuacao, _meta: { [TRACEPARENT_META_KEY]: traceparent } };
-    return cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, { allowInputRequired: true });
+    const params = { name, arguments: args, ...continuacao, _meta: { ...meta, [TRACEPARENT_META_KEY]: traceparent } };
+    return cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, { allowInputRequired: true, timeout: this.prazoMs });
   }
 }

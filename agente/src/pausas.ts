@@ -1,13 +1,15 @@
 /**
- * Where a paused Task keeps what MCP needs to continue. It lives beside the
- * Task, never inside it: nothing here may appear in an A2A response. One
- * interface, two engines side by side (memory; SQL through kysely, for
+ * Where a Task keeps its open step: a pause, with what MCP needs to
+ * continue, or a step being run, with what a replay needs. It lives beside
+ * the Task, never inside it: nothing here may appear in an A2A response.
+ * One interface, two engines side by side (memory; SQL through kysely, for
  * SQLite and PostgreSQL), one contract test for all.
  */
 import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
 import type { Dono } from './escopo.js';
+import type { Entrada } from './intencao.js';
 import type { Trace } from './trace.js';
 
 export interface Pausa {
@@ -26,73 +28,140 @@ export interface Pausa {
   readonly criadaEm: number;
 }
 
+/** A new Task's request while its first step runs: what a replay of that step needs. */
+export interface Pedido {
+  readonly pedido: Entrada;
+  readonly trace: Trace;
+  readonly dono: Dono;
+  readonly criadaEm: number;
+}
+
+/** A Task's open step: a pause waiting for its answer, or a new Task's request. */
+export type Passo = Pausa | Pedido;
+
+export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
+
+/**
+ * A step being run: by whom, until when the claim holds, and, for an
+ * answer, the answer relayed. Past `ate`, any agent's sweep may run the
+ * same step again: the MCP server makes the replay idempotent.
+ */
+export interface Reivindicacao {
+  readonly por: string;
+  readonly ate: number;
+  readonly resposta?: Readonly<Record<string, unknown>>;
+}
+
+export interface PassoGuardado {
+  readonly passo: Passo;
+  readonly reivindicacao?: Reivindicacao;
+}
+
+const TraceGuardado = z.object({ traceId: z.string(), flags: z.string() });
+const DonoGuardado = z.object({ tenant: z.string(), usuario: z.string() });
+
 /** What a store gives back is checked, not trusted: it was written by some process, some time ago. */
-const PausaGuardada: z.ZodType<Pausa> = z.object({
-  ferramenta: z.string(),
-  argumentos: z.record(z.string(), z.unknown()),
-  chave: z.string(),
-  requestState: z.string(),
-  alternativas: z.array(z.string()),
-  trace: z.object({ traceId: z.string(), flags: z.string() }),
-  dono: z.object({ tenant: z.string(), usuario: z.string() }).optional(),
-  criadaEm: z.number(),
+const PassoNoBanco: z.ZodType<Passo> = z.union([
+  z.object({
+    pedido: z.object({ texto: z.string(), dados: z.unknown().optional() }),
+    trace: TraceGuardado,
+    dono: DonoGuardado,
+    criadaEm: z.number(),
+  }),
+  z.object({
+    ferramenta: z.string(),
+    argumentos: z.record(z.string(), z.unknown()),
+    chave: z.string(),
+    requestState: z.string(),
+    alternativas: z.array(z.string()),
+    trace: TraceGuardado,
+    dono: DonoGuardado.optional(),
+    criadaEm: z.number(),
+  }),
+]);
+const ReivindicacaoNoBanco: z.ZodType<Reivindicacao> = z.object({
+  por: z.string(),
+  ate: z.number(),
+  resposta: z.record(z.string(), z.unknown()).optional(),
 });
 
-const lerPausa = (texto: string): Pausa => conforme(PausaGuardada, JSON.parse(texto), 'a pausa guardada');
+const lerPasso = (texto: string): Passo => conforme(PassoNoBanco, JSON.parse(texto), 'o passo guardado');
+const lerReivindicacao = (texto: string): Reivindicacao => conforme(ReivindicacaoNoBanco, JSON.parse(texto), 'a reivindicacao guardada');
 
-/** One pause per paused Task, in age order (criadaEm). */
+/**
+ * At most one open step per Task. Unclaimed steps are pauses waiting for
+ * an answer, in age order (criadaEm); a claimed step is being run, and its
+ * claim is a lease: it expires, it is never a delete.
+ */
 export interface Pausas {
   /**
-   * Keeps the Task's pause, replacing any. Its place in age order is its
-   * criadaEm, so a pause taken and put back keeps the place it had.
+   * Keeps the Task's step, replacing any, claimed when `reivindicacao` is
+   * given. An unclaimed step's place in age order is its criadaEm, so a
+   * pause claimed and released keeps the place it had.
    */
-  guardar(taskId: string, pausa: Pausa): Promise<void>;
-  /** Reads and removes in one step: of two callers racing for one pause, only one gets it. */
-  tomar(taskId: string): Promise<Pausa | undefined>;
+  guardar(taskId: string, passo: Passo, reivindicacao?: Reivindicacao): Promise<void>;
+  ler(taskId: string): Promise<PassoGuardado | undefined>;
+  /**
+   * Claims the step unless a claim still holds at `agora`: of many racing
+   * claimers, one gets it. Answers the step claimed, or undefined.
+   */
+  reivindicar(taskId: string, reivindicacao: Reivindicacao, agora: number): Promise<Passo | undefined>;
   apagar(taskId: string): Promise<void>;
-  /** Ids of the pauses created at or before `instante`, oldest first, at most `limite`. */
+  /** Ids of the unclaimed steps created at or before `instante`, oldest first, at most `limite`. */
   ate(instante: number, limite: number): Promise<string[]>;
+  /** Ids of the claimed steps whose claim ran out before `agora`, at most `limite`. */
+  vencidas(agora: number, limite: number): Promise<string[]>;
+  /** How many unclaimed steps (paused Tasks) there are. */
   total(): Promise<number>;
 }
 
+interface NaMemoria {
+  readonly texto: string;
+  readonly criadaEm: number;
+}
+
 /**
- * In memory, a Map in age order. New pauses are the youngest and go at the
- * end; one put back with an older age (rare: an answer that was not one of
- * the options) is slotted back where it was.
+ * In memory: the unclaimed steps in a Map in age order, the claimed ones
+ * apart. New pauses are the youngest and go at the end; one released with
+ * an older age is slotted back where it was.
  */
 export class PausasEmMemoria implements Pausas {
-  /** The pause as JSON text (half the memory of the object) beside the age the sweep reads. */
-  private porTask = new Map<string, { texto: string; criadaEm: number }>();
-  /** No pause in the Map is younger than this. */
+  /** The step as JSON text (half the memory of the object) beside the age the sweep reads. */
+  private porTask = new Map<string, NaMemoria>();
+  private readonly emAndamento = new Map<string, NaMemoria & { reivindicacao: Reivindicacao }>();
+  /** No step in porTask is younger than this. */
   private maisNova = Number.NEGATIVE_INFINITY;
 
-  guardar(taskId: string, pausa: Pausa): Promise<void> {
+  guardar(taskId: string, passo: Passo, reivindicacao?: Reivindicacao): Promise<void> {
     this.porTask.delete(taskId);
-    const guardada = { texto: JSON.stringify(pausa), criadaEm: pausa.criadaEm };
-    if (pausa.criadaEm >= this.maisNova) {
-      this.porTask.set(taskId, guardada);
-      this.maisNova = pausa.criadaEm;
-    } else {
-      const emOrdem = new Map<string, { texto: string; criadaEm: number }>();
-      for (const [id, outra] of this.porTask) {
-        if (!emOrdem.has(taskId) && outra.criadaEm > pausa.criadaEm) emOrdem.set(taskId, guardada);
-        emOrdem.set(id, outra);
-      }
-      emOrdem.set(taskId, guardada);
-      this.porTask = emOrdem;
-    }
+    this.emAndamento.delete(taskId);
+    const guardado = { texto: JSON.stringify(passo), criadaEm: passo.criadaEm };
+    if (reivindicacao) this.emAndamento.set(taskId, { ...guardado, reivindicacao });
+    else this.naOrdem(taskId, guardado);
     return Promise.resolve();
   }
 
-  tomar(taskId: string): Promise<Pausa | undefined> {
-    // Read and delete in the same synchronous step: that is what makes it atomic here.
-    const guardada = this.porTask.get(taskId);
+  ler(taskId: string): Promise<PassoGuardado | undefined> {
+    const livre = this.porTask.get(taskId);
+    if (livre) return Promise.resolve({ passo: lerPasso(livre.texto) });
+    const reivindicado = this.emAndamento.get(taskId);
+    return Promise.resolve(reivindicado && { passo: lerPasso(reivindicado.texto), reivindicacao: reivindicado.reivindicacao });
+  }
+
+  reivindicar(taskId: string, reivindicacao: Reivindicacao, agora: number): Promise<Passo | undefined> {
+    // Checked and written in the same synchronous step: that is what makes it atomic here.
+    const livre = this.porTask.get(taskId);
+    const vencida = this.emAndamento.get(taskId);
+    const guardado = livre ?? (vencida && vencida.reivindicacao.ate < agora ? vencida : undefined);
+    if (!guardado) return Promise.resolve(undefined);
     this.porTask.delete(taskId);
-    return Promise.resolve(guardada && lerPausa(guardada.texto));
+    this.emAndamento.set(taskId, { texto: guardado.texto, criadaEm: guardado.criadaEm, reivindicacao });
+    return Promise.resolve(lerPasso(guardado.texto));
   }
 
   apagar(taskId: string): Promise<void> {
     this.porTask.delete(taskId);
+    this.emAndamento.delete(taskId);
     return Promise.resolve();
   }
 
@@ -105,22 +174,58 @@ export class PausasEmMemoria implements Pausas {
     return Promise.resolve(ids);
   }
 
+  vencidas(agora: number, limite: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [taskId, { reivindicacao }] of this.emAndamento) {
+      if (ids.length >= limite) break;
+      if (reivindicacao.ate < agora) ids.push(taskId);
+    }
+    return Promise.resolve(ids);
+  }
+
   total(): Promise<number> {
     return Promise.resolve(this.porTask.size);
+  }
+
+  private naOrdem(taskId: string, guardado: NaMemoria): void {
+    if (guardado.criadaEm >= this.maisNova) {
+      this.porTask.set(taskId, guardado);
+      this.maisNova = guardado.criadaEm;
+      return;
+    }
+    const emOrdem = new Map<string, NaMemoria>();
+    for (const [id, outro] of this.porTask) {
+      if (!emOrdem.has(taskId) && outro.criadaEm > guardado.criadaEm) emOrdem.set(taskId, guardado);
+      emOrdem.set(id, outro);
+    }
+    emOrdem.set(taskId, guardado);
+    this.porTask = emOrdem;
   }
 }
 
 export interface TabelaDePausas {
-  a2a_pausas: { task_id: string; criada_em: number | string; dados: string };
+  a2a_pausas: {
+    task_id: string;
+    criada_em: number | string;
+    dados: string;
+    /** The claim's expiry (epoch ms); null while the step waits unclaimed. */
+    reivindicada_ate: number | string | null;
+    reivindicacao: string | null;
+  };
 }
 
 const TABELA = 'a2a_pausas';
 
-/** Pauses in the same database as the Tasks, in a table no A2A response reads. */
+/** Steps in the same database as the Tasks, in a table no A2A response reads. */
 export class PausasNoBanco implements Pausas {
-  constructor(private readonly db: Kysely<TabelaDePausas>) {}
+  /** A database or one transaction of it (kysely types the two apart). */
+  constructor(private readonly db: Pick<Kysely<TabelaDePausas>, 'selectFrom' | 'insertInto' | 'updateTable' | 'deleteFrom'>) {}
 
-  /** Creates the table once; agents starting together on PostgreSQL take turns through an advisory lock. */
+  /**
+   * Creates the table once, and adds the claim columns to a table made
+   * before claims existed; agents starting together on PostgreSQL take
+   * turns through an advisory lock.
+   */
   static async criarTabela(db: Kysely<TabelaDePausas>, postgres: boolean): Promise<void> {
     // kysely is loaded only by agents that use a database (a faster start for those that do not).
     const { sql } = await import('kysely');
@@ -134,21 +239,43 @@ export class PausasNoBanco implements Pausas {
         .addColumn('dados', 'text', (coluna) => coluna.notNull())
         .execute();
       await trx.schema.createIndex(`${TABELA}_criada_em`).ifNotExists().on(TABELA).column('criada_em').execute();
+      const [tabela] = (await trx.introspection.getTables()).filter((t) => t.name === TABELA);
+      const colunas = new Set(tabela?.columns.map((coluna) => coluna.name));
+      if (!colunas.has('reivindicada_ate')) await trx.schema.alterTable(TABELA).addColumn('reivindicada_ate', 'bigint').execute();
+      if (!colunas.has('reivindicacao')) await trx.schema.alterTable(TABELA).addColumn('reivindicacao', 'text').execute();
+      await trx.schema.createIndex(`${TABELA}_reivindicada_ate`).ifNotExists().on(TABELA).column('reivindicada_ate').execute();
     });
   }
 
-  async guardar(taskId: string, pausa: Pausa): Promise<void> {
-    const linha = { task_id: taskId, criada_em: pausa.criadaEm, dados: JSON.stringify(pausa) };
+  async guardar(taskId: string, passo: Passo, reivindicacao?: Reivindicacao): Promise<void> {
+    const mudancas = {
+      criada_em: passo.criadaEm,
+      dados: JSON.stringify(passo),
+      reivindicada_ate: reivindicacao?.ate ?? null,
+      reivindicacao: reivindicacao ? JSON.stringify(reivindicacao) : null,
+    };
     await this.db
       .insertInto(TABELA)
-      .values(linha)
-      .onConflict((conflito) => conflito.column('task_id').doUpdateSet({ criada_em: linha.criada_em, dados: linha.dados }))
+      .values({ task_id: taskId, ...mudancas })
+      .onConflict((conflito) => conflito.column('task_id').doUpdateSet(mudancas))
       .execute();
   }
 
-  async tomar(taskId: string): Promise<Pausa | undefined> {
-    const linha = await this.db.deleteFrom(TABELA).where('task_id', '=', taskId).returning('dados').executeTakeFirst();
-    return linha && lerPausa(linha.dados);
+  async ler(taskId: string): Promise<PassoGuardado | undefined> {
+    const linha = await this.db.selectFrom(TABELA).select(['dados', 'reivindicacao']).where('task_id', '=', taskId).executeTakeFirst();
+    if (!linha) return undefined;
+    return { passo: lerPasso(linha.dados), ...(linha.reivindicacao ? { reivindicacao: lerReivindicacao(linha.reivindicacao) } : {}) };
+  }
+
+  async reivindicar(taskId: string, reivindicacao: Reivindicacao, agora: number): Promise<Passo | undefined> {
+    const linha = await this.db
+      .updateTable(TABELA)
+      .set({ reivindicada_ate: reivindicacao.ate, reivindicacao: JSON.stringify(reivindicacao) })
+      .where('task_id', '=', taskId)
+      .where((eb) => eb.or([eb('reivindicada_ate', 'is', null), eb('reivindicada_ate', '<', agora)]))
+      .returning('dados')
+      .executeTakeFirst();
+    return linha && lerPasso(linha.dados);
   }
 
   async apagar(taskId: string): Promise<void> {
@@ -159,8 +286,20 @@ export class PausasNoBanco implements Pausas {
     const linhas = await this.db
       .selectFrom(TABELA)
       .select('task_id')
+      .where('reivindicada_ate', 'is', null)
       .where('criada_em', '<=', instante)
       .orderBy('criada_em')
+      .limit(limite)
+      .execute();
+    return linhas.map((linha) => linha.task_id);
+  }
+
+  async vencidas(agora: number, limite: number): Promise<string[]> {
+    const linhas = await this.db
+      .selectFrom(TABELA)
+      .select('task_id')
+      .where('reivindicada_ate', '<', agora)
+      .orderBy('reivindicada_ate')
       .limit(limite)
       .execute();
     return linhas.map((linha) => linha.task_id);
@@ -170,6 +309,7 @@ export class PausasNoBanco implements Pausas {
     const { quantas } = await this.db
       .selectFrom(TABELA)
       .select((eb) => eb.fn.countAll<number | string>().as('quantas'))
+      .where('reivindicada_ate', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(quantas);
   }

@@ -2,18 +2,23 @@
  * THE bridge between MCP's multi-round-trip requests and A2A Tasks, in the
  * spec's order:
  *   1-2. a request opens a Task and becomes an MCP tools/call;
- *   3-4. input_required pauses the Task with the alternatives, and the
- *        requestState is kept with that Task (see Pausas), never shown;
+ *   3-4. input_required pauses the Task with the alternatives, and hands
+ *        over the question to keep with that Task (see Pausas), whose
+ *        requestState is never shown;
  *   5.   the client's answer repeats the original tools/call on a new
  *        JSON-RPC id, with inputResponses and the state echoed unchanged;
  *   6.   a booking completes the Task with its artifact; a refusal cancels it.
- * It translates protocol and decides no room rule.
+ * It translates protocol and decides no room rule. What it returns is the
+ * step's outcome; the executor stores it with the Task, in one write.
+ * A booking call whose outcome never arrived is no failure: it is
+ * `incerto`, and is replayed with the same key until it gives one.
  */
 import {
   isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   SdkError,
+  SdkHttpError,
   type CallToolResult,
   type ElicitResult,
   type InputRequiredResult,
@@ -21,6 +26,7 @@ import {
 import {
   Disponibilidade,
   FERRAMENTAS,
+  META_IDEMPOTENCIA,
   ListaDeSalas,
   ResultadoDaReserva,
   URI_DA_POLITICA,
@@ -31,9 +37,8 @@ import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
 import { BancoIndisponivel } from './banco.js';
 import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from './intencao.js';
-import { DONO_ANONIMO, type Dono } from './escopo.js';
-import { MENSAGEM_DE_PAUSA_EXPIRADA } from './limites.js';
-import { credenciaisRecusadas, type ClienteMcp, type ResultadoDaFerramenta } from './mcp-cliente.js';
+import type { Dono } from './escopo.js';
+import { credenciaisRecusadas, type ClienteMcp, type Continuacao, type ResultadoDaFerramenta } from './mcp-cliente.js';
 import type { Pausa } from './pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
@@ -56,28 +61,20 @@ export interface Alternativas {
   readonly erro?: string;
 }
 
-export type Desfecho =
-  | { readonly estado: 'concluida'; readonly mensagem: string; readonly artefato: Artefato }
-  | { readonly estado: 'pausada'; readonly mensagem: string; readonly dados: Alternativas }
-  | { readonly estado: 'cancelada' | 'falhou'; readonly mensagem: string };
-
-type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
-
 /** A question the MCP server asked, as the bridge keeps it until the answer. */
 export type Pergunta = Omit<Pausa, 'criadaEm'>;
 
-/** Where pauses wait, dated and capped by one clock (see limites.ts). */
-export interface PausasDaPonte {
-  /** Keeps a new question for the Task, dated now. */
-  abrir(taskId: string, pergunta: Pergunta): Promise<void>;
-  /** Takes the Task's pause (of two callers, only one gets it), saying whether it outlived its requestState. */
-  tomar(taskId: string): Promise<{ pausa: Pausa; expirada: boolean } | undefined>;
-  /** Puts a taken pause back unchanged, in the place it had in age order. */
-  devolver(taskId: string, pausa: Pausa): Promise<void>;
-  apagar(taskId: string): Promise<void>;
-}
+export type Desfecho =
+  | { readonly estado: 'concluida'; readonly mensagem: string; readonly artefato: Artefato }
+  /** `pergunta`: a new question to keep; without it, the question the Task had stays as it was. */
+  | { readonly estado: 'pausada'; readonly mensagem: string; readonly dados: Alternativas; readonly pergunta?: Pergunta }
+  | { readonly estado: 'cancelada' | 'falhou'; readonly mensagem: string }
+  /** The booking call's outcome never arrived: the Task stays WORKING and the same call is replayed. */
+  | { readonly estado: 'incerto'; readonly mensagem: string };
 
-/** A Task paused with no pause stored: an agent stopped after taking it and before answering. */
+type Mcp = Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'>;
+
+/** A Task paused with no pause stored (written by an agent before pauses were claimed instead of taken). */
 export const MENSAGEM_SEM_PAUSA =
   'A pergunta desta Task nao esta mais guardada (o agente parou no meio da resposta): envie o pedido de novo.';
 
@@ -88,7 +85,7 @@ const PERGUNTA_DESCONHECIDA = 'O servidor MCP fez uma pergunta que este agente n
 
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
 
-function pausada(pausa: Pick<Alternativas, 'alternativas' | 'pergunta'>, erro?: string): Desfecho {
+function pausada(pausa: Pick<Alternativas, 'alternativas' | 'pergunta'>, erro?: string): Desfecho & { estado: 'pausada' } {
   const { alternativas, pergunta } = pausa;
   return {
     estado: 'pausada',
@@ -96,6 +93,38 @@ function pausada(pausa: Pick<Alternativas, 'alternativas' | 'pergunta'>, erro?: 
     dados: { alternativas, ...(pergunta ? { pergunta } : {}), ...(erro ? { erro } : {}) },
   };
 }
+
+/** Network failures that prove a request never reached the server: nothing it could do was done. */
+const NAO_CHEGOU = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function causas(erro: unknown): unknown[] {
+  const cadeia: unknown[] = [];
+  for (let atual = erro; atual !== undefined && cadeia.length < 8; atual = atual instanceof Error ? atual.cause : undefined) {
+    cadeia.push(atual);
+    if (atual instanceof AggregateError) cadeia.push(...(atual.errors as unknown[]));
+  }
+  return cadeia;
+}
+
+/**
+ * Whether a failed call may have had its effect. A JSON-RPC error is the
+ * server's own answer (our server aborts what it answers as failed: see
+ * its statement_timeout); a refused connection or an HTTP 4xx never ran
+ * the tool. A timeout, a connection lost after sending, a 5xx: it may have.
+ */
+function talvezFeita(erro: unknown): boolean {
+  if (erro instanceof ProtocolError) return false;
+  if (erro instanceof SdkHttpError) return erro.status >= 500;
+  return !causas(erro).some((causa) => {
+    const codigo = typeof causa === 'object' && causa !== null && 'code' in causa ? causa.code : undefined;
+    return typeof codigo === 'string' && NAO_CHEGOU.has(codigo);
+  });
+}
+
+const textoDoErro = (erro: unknown) => (erro instanceof Error ? erro.message : String(erro));
+
+/** A booking call that may have booked: the step must be replayed, never failed. */
+class SemDesfecho extends Error {}
 
 /** The answer to relay for the client's choice, or why the choice is not one of the options. */
 function respostaPara(escolha: Escolha | Ilegivel, alternativas: readonly string[]): { resposta: ElicitResult } | Ilegivel {
@@ -109,12 +138,13 @@ function respostaPara(escolha: Escolha | Ilegivel, alternativas: readonly string
 class Recusa extends Error {}
 
 export class Ponte {
-  constructor(
-    private readonly mcp: Mcp,
-    private readonly pausas: PausasDaPonte,
-  ) {}
+  constructor(private readonly mcp: Mcp) {}
 
-  /** Steps 1-4: a new Task's request, one tools/call after discovering the tool. */
+  /**
+   * Steps 1-4: a new Task's request, one tools/call after discovering the
+   * tool. The booking carries the Task id as its idempotency key, so a
+   * replay of this step returns the booking the first run made.
+   */
   async atender(taskId: string, entrada: Entrada, trace: Trace, dono: Dono): Promise<Desfecho> {
     const pedido = lerPedido(entrada);
     if ('erro' in pedido) return falhou(pedido.erro);
@@ -128,78 +158,82 @@ export class Ponte {
           // Read before the call: a booking the server made is never turned into a failure by a read after it.
           const politica = await this.versaoDaPolitica(trace);
           const argumentos = { ...pedido.reserva };
-          const resultado = await this.chamar(FERRAMENTAS.reservar, argumentos, trace);
-          return this.traduzir(taskId, argumentos, resultado, { trace, dono }, politica);
+          const resultado = await this.chamar(FERRAMENTAS.reservar, argumentos, trace, taskId);
+          return traduzir(argumentos, resultado, { trace, dono }, politica);
         }
       }
     });
   }
 
   /**
-   * Step 5, whole: take the Task's pause (read and removed at once, so two
-   * answers cannot both reach MCP), then answer it. `aoTomar` is told once
-   * the pause is taken: the Task is working from then on.
+   * Step 5, before anything is claimed: the answer to relay for the
+   * client's choice, or, for anything but one of the offered rooms or
+   * recusar, the same question again (nothing is sent to MCP).
    */
-  async retomar(
-    taskId: string,
-    entrada: Entrada,
-    traceDaRequisicao: Trace | undefined,
-    aoTomar: () => void,
-    /** The question's schema as the Task shows it, to show again with a wrong answer. */
-    perguntaFeita?: Readonly<Record<string, unknown>>,
-  ): Promise<Desfecho> {
-    const tomada = await this.pausas.tomar(taskId);
-    if (!tomada) return falhou(MENSAGEM_SEM_PAUSA);
-    aoTomar();
-    const { pausa } = tomada;
-    if (tomada.expirada) return falhou(MENSAGEM_DE_PAUSA_EXPIRADA);
-    const trace = traceDaRequisicao ?? pausa.trace;
+  escolher(pausa: Pausa, entrada: Entrada, perguntaFeita?: Readonly<Record<string, unknown>>): { resposta: ElicitResult } | Desfecho {
     const escolhida = respostaPara(lerEscolha(entrada), pausa.alternativas);
-    // Anything but one of the offered rooms, or recusar, asks the same question again without calling MCP.
-    if ('erro' in escolhida) {
-      await this.pausas.devolver(taskId, pausa);
-      return pausada({ alternativas: pausa.alternativas, ...(perguntaFeita ? { pergunta: perguntaFeita } : {}) }, escolhida.erro);
-    }
-    return this.falando(async () => {
-      const politica = await this.versaoDaPolitica(trace);
-      const resultado = await this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), {
-        inputResponses: { [pausa.chave]: escolhida.resposta },
-        requestState: pausa.requestState,
-      });
-      return this.traduzir(taskId, pausa.argumentos, resultado, { trace, dono: pausa.dono ?? DONO_ANONIMO }, politica);
-    }, true);
+    if (!('erro' in escolhida)) return escolhida;
+    return pausada({ alternativas: pausa.alternativas, ...(perguntaFeita ? { pergunta: perguntaFeita } : {}) }, escolhida.erro);
   }
 
-  /** Steps 4 and 6: reservar_sala's result becomes the Task's next state. */
-  private async traduzir(
-    taskId: string,
-    argumentos: Record<string, unknown>,
-    resultado: ResultadoDaFerramenta,
-    origem: Pick<Pausa, 'trace' | 'dono'>,
-    politica: string,
-  ): Promise<Desfecho> {
-    if (isInputRequiredResult(resultado)) {
-      const { pergunta, esquema } = lerPergunta(resultado, argumentos, origem);
-      await this.pausas.abrir(taskId, pergunta);
-      return pausada({ alternativas: pergunta.alternativas, ...(esquema ? { pergunta: esquema } : {}) });
-    }
-    if (resultado.isError) return falhou(textoDe(resultado));
-    const reserva = lerReserva(resultado.structuredContent, politica);
-    if ('motivo' in reserva) return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${reserva.motivo}).` };
-    return {
-      estado: 'concluida',
-      mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`,
-      artefato: { nome: 'reserva', dados: reserva },
+  /**
+   * Step 5, the call: the original tools/call again, with the answer and
+   * the state echoed. The server keys it by that state, so replaying it
+   * never books twice. A failure that proves nothing was done leaves the
+   * question as it was, to be answered again.
+   */
+  async responder(pausa: Pausa, resposta: ElicitResult, trace: Trace): Promise<Desfecho> {
+    const continuacao: Continuacao = { inputResponses: { [pausa.chave]: resposta }, requestState: pausa.requestState };
+    const naoFeita = (motivo: string): Desfecho => {
+      const mesma = pausada(pausa, `${motivo} Nada foi reservado: envie a resposta de novo.`);
+      return { ...mesma, mensagem: `${mesma.mensagem}\n${mesma.dados.erro ?? ''}` };
     };
+    return this.falando(
+      async () => {
+        const politica = await this.versaoDaPolitica(trace);
+        const resultado = await this.comEfeito(() =>
+          this.mcp.chamar(pausa.ferramenta, pausa.argumentos, traceparentFilho(trace), continuacao),
+        );
+        return traduzir(pausa.argumentos, resultado, { trace, ...(pausa.dono ? { dono: pausa.dono } : {}) }, politica);
+      },
+      (erro) => {
+        // The state was refused (expired, most likely): answering again cannot help.
+        if (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS) return undefined;
+        if (erro instanceof ProtocolError)
+          return naoFeita(`O servidor MCP nao concluiu a resposta (${String(erro.code)}: ${erro.message}).`);
+        const recusadas = credenciaisRecusadas(erro, this.mcp.url);
+        if (recusadas) return naoFeita(recusadas);
+        if (erro instanceof Recusa) return undefined;
+        return naoFeita(`O servidor MCP esta inalcancavel em ${this.mcp.url.href} (${textoDoErro(erro)}).`);
+      },
+    );
   }
 
   /** Discovery, then the call: the tool list is the server's, not ours (cached while its ttlMs allows). */
-  private async chamar(ferramenta: string, argumentos: Record<string, unknown>, trace: Trace): Promise<ResultadoDaFerramenta> {
+  private async chamar(
+    ferramenta: string,
+    argumentos: Record<string, unknown>,
+    trace: Trace,
+    chave?: string,
+  ): Promise<ResultadoDaFerramenta> {
     const ferramentas = await this.mcp.ferramentas(traceparentFilho(trace));
     if (!ferramentas.some((oferecida) => oferecida.name === ferramenta)) {
       throw new Recusa(`O servidor MCP nao oferece a ferramenta ${ferramenta}.`);
     }
-    return this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
+    if (chave === undefined) return this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
+    return this.comEfeito(() =>
+      this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace), undefined, { [META_IDEMPOTENCIA]: chave }),
+    );
+  }
+
+  /** A call that books: a failure that may have booked becomes SemDesfecho, never a failed Task. */
+  private async comEfeito(chamada: () => Promise<ResultadoDaFerramenta>): Promise<ResultadoDaFerramenta> {
+    try {
+      return await chamada();
+    } catch (erro) {
+      if (talvezFeita(erro) && !credenciaisRecusadas(erro, this.mcp.url)) throw new SemDesfecho(textoDoErro(erro), { cause: erro });
+      throw erro;
+    }
   }
 
   /**
@@ -212,25 +246,57 @@ export class Ponte {
     return versao;
   }
 
-  /** MCP failures end the Task with a message the client can act on; the agent keeps serving. */
-  private async falando(conversa: () => Promise<Desfecho>, continuacao = false): Promise<Desfecho> {
+  /**
+   * MCP failures end the Task with a message the client can act on; the
+   * agent keeps serving. `antes` may turn a failure into another outcome
+   * (a question kept); undefined leaves it to the rules below.
+   */
+  private async falando(conversa: () => Promise<Desfecho>, antes?: (erro: unknown) => Desfecho | undefined): Promise<Desfecho> {
     try {
       return await conversa();
     } catch (erro) {
-      if (erro instanceof Recusa) return falhou(erro.message);
       if (erro instanceof BancoIndisponivel) throw erro;
+      if (erro instanceof SemDesfecho)
+        return {
+          estado: 'incerto',
+          mensagem: `Sem resposta do servidor MCP em ${this.mcp.url.href} (${erro.message}): a reserva pode ter sido feita. A Task segue em andamento e o agente repete a mesma chamada, que o servidor nao executa duas vezes, ate ter o desfecho.`,
+        };
+      const outro = antes?.(erro);
+      if (outro) return outro;
+      if (erro instanceof Recusa) return falhou(erro.message);
       if (erro instanceof ProtocolError) {
-        const dica = continuacao && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
+        const dica = antes && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
         return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
       }
       const recusadas = credenciaisRecusadas(erro, this.mcp.url);
       if (recusadas) return falhou(recusadas);
-      const mensagem = erro instanceof Error ? erro.message : String(erro);
+      const mensagem = textoDoErro(erro);
       if (erro instanceof SdkError || erro instanceof TypeError)
         return falhou(`Servidor MCP indisponivel em ${this.mcp.url.href}: ${mensagem}`);
       return falhou(`Falha inesperada ao falar com o servidor MCP: ${mensagem}`);
     }
   }
+}
+
+/** Steps 4 and 6: reservar_sala's result becomes the Task's next state. */
+function traduzir(
+  argumentos: Record<string, unknown>,
+  resultado: ResultadoDaFerramenta,
+  origem: Pick<Pausa, 'trace' | 'dono'>,
+  politica: string,
+): Desfecho {
+  if (isInputRequiredResult(resultado)) {
+    const { pergunta, esquema } = lerPergunta(resultado, argumentos, origem);
+    return { ...pausada({ alternativas: pergunta.alternativas, ...(esquema ? { pergunta: esquema } : {}) }), pergunta };
+  }
+  if (resultado.isError) return falhou(textoDe(resultado));
+  const reserva = lerReserva(resultado.structuredContent, politica);
+  if ('motivo' in reserva) return { estado: 'cancelada', mensagem: `Nenhuma sala reservada (${reserva.motivo}).` };
+  return {
+    estado: 'concluida',
+    mensagem: `Reserva ${reserva.reserva} confirmada na ${reserva.sala}.`,
+    artefato: { nome: 'reserva', dados: reserva },
+  };
 }
 
 /**

@@ -7,6 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ListTasksRequest, Task, TaskPushNotificationConfig, TaskState, type ListTasksResponse, type StreamResponse } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
@@ -22,12 +25,20 @@ import {
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
-import { encerradorDeTarefas, TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
+import {
+  abrirArmazenamento,
+  publicadorForaDoPedido,
+  TarefasDaPonte,
+  TarefasEmMemoria,
+  type PublicarForaDoPedido,
+} from '../src/armazenamento.js';
+import { BancoIndisponivel } from '../src/banco.js';
 import { DONO_ANONIMO, type Dono } from '../src/escopo.js';
+import { Eventos } from '../src/eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
-import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas, mensagemDeExcesso } from '../src/limites.js';
-import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type TabelaDePausas } from '../src/pausas.js';
-import type { Pergunta } from '../src/ponte.js';
+import { MENSAGEM_DE_PAUSA_EXPIRADA, Passos, mensagemDeExcesso } from '../src/limites.js';
+import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type Pedido, type TabelaDePausas } from '../src/pausas.js';
+import type { Desfecho, Pergunta, Ponte } from '../src/ponte.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/webhooks.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
@@ -52,14 +63,25 @@ function adiado(): { promessa: Promise<void>; resolver: () => void } {
   return { promessa, resolver };
 }
 
+/** TarefasDaPonte over a memory store, its steps in memory beside it. */
+const emMemoria = (tarefas: TaskStore) => new TarefasDaPonte(tarefas, (escrita) => escrita(tarefas, new PausasEmMemoria()));
+
+/** The SDK's Task table as its migration makes it, given the collated varchar type. */
+const tabelaDeTarefas = (texto: (tamanho: number) => string) =>
+  `create table ${TASK_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null, id ${texto(36)} not null,
+    context_id ${texto(36)} not null, status_last_updated bigint not null, status_state ${texto(255)},
+    status text, artifacts text, history text, metadata text, protocol_version varchar(255), primary key (tenant, owner, id))`;
+
 let postgres: Postgres;
 const abertos: { destroy(): Promise<void> }[] = [];
+const pasta = mkdtempSync(join(tmpdir(), 'ponte-armazenamento-'));
 before(async () => {
   postgres = await iniciarPostgres();
 });
 after(async () => {
   for (const db of abertos) await db.destroy();
   await postgres.parar();
+  rmSync(pasta, { recursive: true, force: true });
 });
 
 type Motor = 'sqlite' | 'postgres';
@@ -94,11 +116,14 @@ async function noBanco(motor: Motor): Promise<Pausas> {
   return new PausasNoBanco(db);
 }
 
-const tomarTodas = async (pausas: Pausas) => {
-  const ordem: string[] = [];
-  for (const id of await pausas.ate(Number.MAX_SAFE_INTEGER, 100)) ordem.push(id);
-  return ordem;
-};
+const emOrdem = (pausas: Pausas) => pausas.ate(Number.MAX_SAFE_INTEGER, 100);
+
+const pedidoNovo = (criadaEm: number): Pedido => ({
+  pedido: { texto: 'reservar sala=sala-garagem', dados: { skill: 'reservar-sala' } },
+  trace: pergunta.trace,
+  dono: { tenant: 'acme', usuario: 'ana' },
+  criadaEm,
+});
 
 for (const [nome, criar] of [
   ['PausasEmMemoria', () => Promise.resolve(new PausasEmMemoria())],
@@ -106,37 +131,80 @@ for (const [nome, criar] of [
   ['PausasNoBanco (PostgreSQL)', () => noBanco('postgres')],
 ] as const) {
   describe(nome, () => {
-    it('keeps each Task pause apart, byte for byte, until taken or deleted', async () => {
+    it("keeps each Task's step apart, byte for byte, until deleted", async () => {
       const pausas: Pausas = await criar();
       await pausas.guardar('a', pausa(1, 'v1.AAA.BBB'));
       await pausas.guardar('b', pausa(2));
       await pausas.guardar('c', pausa(3));
       assert.equal(await pausas.total(), 3);
-      assert.deepEqual(await pausas.tomar('a'), pausa(1, 'v1.AAA.BBB'));
+      assert.deepEqual(await pausas.ler('a'), { passo: pausa(1, 'v1.AAA.BBB') });
       await pausas.apagar('b');
-      assert.equal(await pausas.tomar('b'), undefined);
-      assert.deepEqual(await tomarTodas(pausas), ['c']);
+      assert.equal(await pausas.ler('b'), undefined);
+      assert.deepEqual(await emOrdem(pausas), ['a', 'c']);
     });
 
-    it('takes a pause once: of many takers at the same time, one gets it', async () => {
+    it("keeps a new Task's request whole, claimed, with the answer a claim records", async () => {
+      const pausas = await criar();
+      const reivindicacao = { por: 'agente-1', ate: 500, resposta: { action: 'accept', content: { sala: 'sala-fusca' } } };
+      await pausas.guardar('n', pedidoNovo(7), reivindicacao);
+      assert.deepEqual(await pausas.ler('n'), { passo: pedidoNovo(7), reivindicacao });
+      assert.deepEqual(await emOrdem(pausas), [], 'a claimed step is no pause waiting for an answer');
+      assert.equal(await pausas.total(), 0);
+    });
+
+    it('claims a step once: of many claimers at the same time, one gets it, and it leaves the pauses waiting', async () => {
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));
-      const tomadas = await Promise.all(Array.from({ length: 8 }, () => pausas.tomar('a')));
+      const reivindicados = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => pausas.reivindicar('a', { por: `p${String(i)}`, ate: 100 }, 50)),
+      );
       assert.deepEqual(
-        tomadas.filter((p) => p !== undefined).map((p) => p.criadaEm),
-        [1],
+        reivindicados.filter((passo) => passo !== undefined),
+        [pausa(1)],
       );
       assert.equal(await pausas.total(), 0);
+      assert.deepEqual(await emOrdem(pausas), []);
+      assert.equal((await pausas.ler('a'))?.reivindicacao?.ate, 100);
+      assert.equal(await pausas.reivindicar('sem-passo', { por: 'p', ate: 100 }, 50), undefined);
+    });
+
+    it('a claim is a lease: held until it expires, then listed for the sweep and claimable again, by one', async () => {
+      const pausas = await criar();
+      await pausas.guardar('a', pausa(1), { por: 'morto', ate: 100 });
+      await pausas.guardar('b', pausa(2), { por: 'vivo', ate: 300 });
+      assert.equal(await pausas.reivindicar('a', { por: 'outro', ate: 200 }, 100), undefined, 'still held at its expiry');
+      assert.deepEqual(await pausas.vencidas(100, 10), []);
+      assert.deepEqual(await pausas.vencidas(101, 10), ['a']);
+      const tentativas = await Promise.all([1, 2, 3].map((i) => pausas.reivindicar('a', { por: `s${String(i)}`, ate: 400 }, 101)));
+      assert.equal(tentativas.filter((passo) => passo !== undefined).length, 1);
+      assert.deepEqual(await pausas.vencidas(101, 10), []);
+    });
+
+    it('released, a pause goes back to its place in expiry and eviction order', async () => {
+      const pausas = await criar();
+      for (const [id, t] of [
+        ['a', 10],
+        ['b', 20],
+        ['c', 30],
+      ] as const)
+        await pausas.guardar(id, pausa(t));
+      const reivindicada = await pausas.reivindicar('b', { por: 'p', ate: 1 }, 0);
+      assert.ok(reivindicada, 'b was there to claim');
+      await pausas.guardar('d', pausa(40));
+      await pausas.guardar('b', reivindicada);
+      assert.deepEqual(await emOrdem(pausas), ['a', 'b', 'c', 'd']);
+      assert.deepEqual(await pausas.ate(25, 10), ['a', 'b'], 'the sweep still finds it by its age');
     });
 
     it('a second question for the same Task replaces the first and moves to its own age', async () => {
       const pausas = await criar();
       await pausas.guardar('a', pausa(1));
       await pausas.guardar('b', pausa(2));
+      await pausas.guardar('a', pausa(5, 'novo'), { por: 'p', ate: 9 });
       await pausas.guardar('a', pausa(5, 'novo'));
       assert.equal(await pausas.total(), 2);
-      assert.deepEqual(await tomarTodas(pausas), ['b', 'a']);
-      assert.equal((await pausas.tomar('a'))?.requestState, 'novo');
+      assert.deepEqual(await emOrdem(pausas), ['b', 'a']);
+      assert.deepEqual(await pausas.ler('a'), { passo: pausa(5, 'novo') });
     });
 
     it('lists the oldest, and those created up to an instant', async () => {
@@ -151,100 +219,129 @@ for (const [nome, criar] of [
       assert.deepEqual(await pausas.ate(2, 10), ['a', 'b']);
       assert.deepEqual(await pausas.ate(3, 1), ['a']);
     });
-
-    it('a pause taken and put back keeps its place in expiry and eviction order', async () => {
-      const pausas = await criar();
-      for (const [id, t] of [
-        ['a', 10],
-        ['b', 20],
-        ['c', 30],
-      ] as const)
-        await pausas.guardar(id, pausa(t));
-      const tomada = await pausas.tomar('b');
-      await pausas.guardar('d', pausa(40));
-      assert.ok(tomada, 'b was there to take');
-      await pausas.guardar('b', tomada);
-      assert.deepEqual(await tomarTodas(pausas), ['a', 'b', 'c', 'd']);
-      assert.deepEqual(await pausas.ate(25, 10), ['a', 'b'], 'the sweep still finds it by its age');
-      const primeira = await pausas.tomar('a');
-      assert.ok(primeira, 'a was there to take');
-      await pausas.guardar('a', primeira);
-      assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b'], 'eviction still picks it first');
-    });
   });
 }
 
-describe('PausasLimitadas: one clock, a cap and a lifetime', () => {
+describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => {
   const montar = (maxPausadas: number, exclusao: Exclusao = new ExclusaoLocal()) => {
     let agora = 1_000_000;
-    const encerradas: [string, string][] = [];
-    const donos: Dono[] = [];
+    const publicados: { taskId: string; dono: Dono; eventos: string[] }[] = [];
     const base = new PausasEmMemoria();
-    const pausas = new PausasLimitadas(
-      base,
-      { maxPausadas, validadeMs: 600_000 },
-      (id, msg, dono) => {
-        encerradas.push([id, msg]);
-        donos.push(dono);
-        return Promise.resolve();
-      },
-      exclusao,
-      () => agora,
-    );
-    return { base, pausas, encerradas, donos, pergunta, avancar: (ms: number) => (agora += ms) };
+    const passos = new Passos(base, { maxPausadas, validadeMs: 600_000, prazoMs: 60_000 }, exclusao, 'este', () => agora);
+    /** Records what would be stored, and writes the step's change as the real one does. */
+    const publicar: PublicarForaDoPedido = async (taskId, dono, eventos, junto) => {
+      const textos = eventos(new Eventos(taskId, 'ctx')).map((evento) =>
+        evento.kind === 'statusUpdate'
+          ? `${TaskState[evento.data.status?.state ?? 0]}: ${evento.data.status?.message?.parts[0]?.content?.$case === 'text' ? evento.data.status.message.parts[0].content.value : ''}`
+          : evento.kind,
+      );
+      publicados.push({ taskId, dono, eventos: textos });
+      await junto(base);
+      return true;
+    };
+    return { base, passos, publicar, publicados, avancar: (ms: number) => (agora += ms) };
   };
+  const falhada = (mensagem: string) => `TASK_STATE_FAILED: ${mensagem}`;
 
-  it('dates each new question with its clock, and says when a taken pause outlived its requestState', async () => {
-    const { pausas, pergunta, avancar } = montar(10);
-    await pausas.abrir('t', pergunta);
-    assert.equal((await pausas.tomar('t'))?.pausa.criadaEm, 1_000_000);
-    await pausas.abrir('t', pergunta);
+  it('dates each new question with its clock, and says when a pause outlived its requestState', async () => {
+    const { base, passos, avancar } = montar(10);
+    await passos.abrir('t', pergunta)(base);
+    assert.equal((await passos.ler('t'))?.passo.criadaEm, 1_000_000);
     avancar(599_999);
-    const quase = await pausas.tomar('t');
-    assert.equal(quase?.expirada, false);
-    await pausas.devolver('t', quase.pausa);
+    assert.equal((await passos.ler('t'))?.expirada, false);
     avancar(1);
-    assert.equal((await pausas.tomar('t'))?.expirada, true);
+    assert.equal((await passos.ler('t'))?.expirada, true);
   });
 
-  it('over the cap, the oldest paused Task ends FAILED with a clear message', async () => {
-    const { pausas, base, pergunta, encerradas, avancar } = montar(2);
+  it('over the cap, the oldest paused Task ends FAILED with a clear message, its pause gone with it', async () => {
+    const { base, passos, publicar, publicados, avancar } = montar(2);
     for (const id of ['a', 'b', 'c']) {
-      await pausas.abrir(id, pergunta);
+      await passos.abrir(id, pergunta)(base);
+      await passos.conterExcesso(publicar);
       avancar(1);
     }
-    assert.deepEqual(encerradas, [['a', mensagemDeExcesso(2)]]);
-    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['b', 'c']);
+    assert.deepEqual(
+      publicados.map((p) => [p.taskId, p.eventos]),
+      [['a', [falhada(mensagemDeExcesso(2))]]],
+    );
+    assert.deepEqual(await emOrdem(base), ['b', 'c']);
   });
 
   it('a pause older than its lifetime is swept and its Task ended, as its owner in its tenant', async () => {
-    const { pausas, base, pergunta, encerradas, donos, avancar } = montar(10);
+    const { base, passos, publicar, publicados, avancar } = montar(10);
     const acme: Dono = { tenant: 'acme', usuario: 'ana' };
-    await pausas.abrir('velha', { ...pergunta, dono: acme });
+    await passos.abrir('velha', { ...pergunta, dono: acme })(base);
     avancar(300_000);
-    await pausas.abrir('nova', pergunta);
+    await passos.abrir('nova', pergunta)(base);
     avancar(300_000);
-    assert.equal(await pausas.varrer(), 1);
-    assert.deepEqual(encerradas, [['velha', MENSAGEM_DE_PAUSA_EXPIRADA]]);
-    assert.deepEqual(donos, [acme]);
-    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['nova']);
+    const ponte = {
+      atender: () => Promise.reject(new Error('nada a repetir')),
+      responder: () => Promise.reject(new Error('nada a repetir')),
+    };
+    assert.equal(await passos.varrer(ponte, publicar), 1);
+    assert.deepEqual(publicados, [{ taskId: 'velha', dono: acme, eventos: [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)] }]);
+    assert.deepEqual(await emOrdem(base), ['nova']);
   });
 
   it('a Task being answered right now is neither swept nor evicted, and the sweep does not spin on it', async () => {
     const exclusao = new ExclusaoLocal();
-    const { pausas, base, pergunta, encerradas, avancar } = montar(1, exclusao);
-    await pausas.abrir('ocupada', pergunta);
+    const { base, passos, publicar, publicados, avancar } = montar(1, exclusao);
+    const ponte = {
+      atender: () => Promise.reject(new Error('nada a repetir')),
+      responder: () => Promise.reject(new Error('nada a repetir')),
+    };
+    await passos.abrir('ocupada', pergunta)(base);
     const { promessa: resposta, resolver: soltar } = adiado();
     const respondendo = exclusao.com('ocupada', () => resposta);
     avancar(600_000);
-    assert.equal(await pausas.varrer(), 0);
-    await pausas.abrir('outra', pergunta);
-    assert.deepEqual(encerradas, []);
-    assert.deepEqual(await base.ate(Number.MAX_SAFE_INTEGER, 10), ['ocupada', 'outra']);
+    assert.equal(await passos.varrer(ponte, publicar), 0);
+    await passos.abrir('outra', pergunta)(base);
+    await passos.conterExcesso(publicar);
+    assert.equal(publicados.length, 0);
+    assert.deepEqual(await emOrdem(base), ['ocupada', 'outra']);
     soltar();
     await respondendo;
-    assert.equal(await pausas.varrer(), 1);
-    assert.deepEqual(encerradas, [['ocupada', MENSAGEM_DE_PAUSA_EXPIRADA]]);
+    assert.equal(await passos.varrer(ponte, publicar), 1);
+    assert.deepEqual(publicados[0]?.eventos, [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)]);
+  });
+
+  it('replays a step whose claim ran out, with the same request or answer, and stores its outcome with the step', async () => {
+    const { base, passos, publicar, publicados, avancar } = montar(10);
+    const reserva = { reserva: 'res-0009', sala: 'sala-fusca', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: 'p' };
+    const concluida: Desfecho = {
+      estado: 'concluida',
+      mensagem: 'Reserva res-0009 confirmada na sala-fusca.',
+      artefato: { nome: 'reserva', dados: reserva },
+    };
+    const chamadas: string[] = [];
+    const ponte: Pick<Ponte, 'atender' | 'responder'> = {
+      atender: (taskId, entrada) => {
+        chamadas.push(`atender ${taskId} ${entrada.texto}`);
+        return Promise.resolve(concluida);
+      },
+      responder: (pausa, resposta) => {
+        chamadas.push(`responder ${pausa.requestState} ${JSON.stringify(resposta)}`);
+        return Promise.resolve({ estado: 'incerto', mensagem: 'sem resposta' });
+      },
+    };
+    const resposta = { action: 'accept' as const, content: { sala: 'sala-fusca' } };
+    await passos.reivindicarPedido('novo', passos.pedido(pedidoNovo(0)))(base);
+    await passos.abrir('pausada', pergunta)(base);
+    await passos.reivindicarResposta('pausada', resposta)(base);
+    await passos.reivindicarPedido('viva', passos.pedido(pedidoNovo(0)))(base);
+    avancar(60_001);
+    await passos.reivindicarPedido('viva', passos.pedido(pedidoNovo(0)))(base);
+    assert.equal(await passos.varrer(ponte, publicar), 2);
+    assert.deepEqual(chamadas.sort(), [`atender novo reservar sala=sala-garagem`, `responder estado-0 ${JSON.stringify(resposta)}`]);
+    assert.deepEqual(publicados.map((p) => [p.taskId, p.eventos]).sort(), [
+      ['novo', ['artifactUpdate', 'TASK_STATE_COMPLETED: Reserva res-0009 confirmada na sala-fusca.']],
+      ['pausada', ['TASK_STATE_WORKING: sem resposta']],
+    ]);
+    assert.equal(await base.ler('novo'), undefined, 'a finished Task keeps no step');
+    // Still uncertain: claimed again, expired at once, for the next pass; the live claim is left alone.
+    assert.deepEqual(await base.vencidas(1_060_002, 10), ['pausada']);
+    assert.deepEqual((await base.ler('pausada'))?.reivindicacao?.resposta, resposta);
+    assert.equal((await base.ler('viva'))?.reivindicacao?.por, 'este');
   });
 });
 
@@ -303,6 +400,65 @@ describe('Task turns', () => {
       await b.fechar();
     }
   });
+  it('across processes: a turn not had in time says the Task is busy, not that the database is down', async () => {
+    const url = await postgres.novoBanco(`vez_${randomUUID().replaceAll('-', '')}`);
+    const [a, b] = [
+      new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 })),
+      new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 }), 200),
+    ];
+    try {
+      const { promessa: dentro, resolver: entrou } = adiado();
+      const { promessa: liberada, resolver: soltar } = adiado();
+      const segura = a.com('t', () => {
+        entrou();
+        return liberada;
+      });
+      await dentro;
+      const recusa = await b
+        .com('t', () => Promise.resolve('entrou'))
+        .then(
+          () => undefined,
+          (erro: unknown) => erro,
+        );
+      soltar();
+      await segura;
+      assert.ok(recusa instanceof Error, String(recusa));
+      assert.ok(!(recusa instanceof BancoIndisponivel), recusa.message);
+      assert.equal(
+        recusa.message,
+        'Outro passo da Task t esta em andamento ha mais de 0.2 s: consulte a Task ou tente de novo em instantes.',
+      );
+    } finally {
+      await a.fechar();
+      await b.fechar();
+    }
+  });
+
+  it('across processes: the connection of a turn terminated while its step runs ends neither the step nor the process', async () => {
+    const url = await postgres.novoBanco(`vez_${randomUUID().replaceAll('-', '')}`);
+    const pool = new pg.Pool({ connectionString: url, max: 3, application_name: 'vez-perdida' });
+    const encerradas: Promise<void>[] = [];
+    pool.on('acquire', (cliente) => encerradas.push(new Promise((resolver) => cliente.once('end', resolver))));
+    const exclusao = new ExclusaoNoPostgres(pool);
+    const admin = new pg.Client(url);
+    await admin.connect();
+    try {
+      const feito = await exclusao.com('t', async () => {
+        const { rows } = await admin.query<{ n: number }>(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'vez-perdida'`,
+        );
+        assert.equal(rows[0]?.n, 1);
+        // The loss reaches the held client as an 'error' event while nothing is asked of it, then it ends.
+        await encerradas[0];
+        return 'feito';
+      });
+      assert.equal(feito, 'feito');
+      assert.equal(await exclusao.com('t', () => Promise.resolve('de novo')), 'de novo', 'the next turn gets a fresh connection');
+    } finally {
+      await admin.end();
+      await exclusao.fechar();
+    }
+  });
 });
 
 describe('Task stores', () => {
@@ -333,7 +489,7 @@ describe('Task stores', () => {
   });
 
   it('TarefasDaPonte: whoever waits for a state of a Task hears once that state is stored', async () => {
-    const tarefas = new TarefasDaPonte(new TarefasEmMemoria(10));
+    const tarefas = emMemoria(new TarefasEmMemoria(10));
     const contexto = new ServerCallContext();
     let ouviu = false;
     const gravado = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED).then(() => (ouviu = true));
@@ -349,7 +505,7 @@ describe('Task stores', () => {
   it('TarefasDaPonte: a store that fails is reported as "banco indisponivel", to the caller and to whoever waits', async () => {
     const quebrada = new TarefasEmMemoria(10);
     quebrada.save = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-    const tarefas = new TarefasDaPonte(quebrada);
+    const tarefas = emMemoria(quebrada);
     const gravado = tarefas.gravado('t', TaskState.TASK_STATE_WORKING);
     await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), {
       name: 'BancoIndisponivel',
@@ -389,14 +545,7 @@ describe('TarefasEmMemoria only', () => {
 });
 
 async function tarefasNoBanco(motor: Motor): Promise<TaskStore> {
-  const db = await comTabelaDoSdk<TaskDatabase>(
-    motor,
-    'tasks',
-    (texto) =>
-      `create table ${TASK_TABLE} (tenant ${texto(255)} not null, owner ${texto(255)} not null, id ${texto(36)} not null,
-        context_id ${texto(36)} not null, status_last_updated bigint not null, status_state ${texto(255)},
-        status text, artifacts text, history text, metadata text, protocol_version varchar(255), primary key (tenant, owner, id))`,
-  );
+  const db = await comTabelaDoSdk<TaskDatabase>(motor, 'tasks', tabelaDeTarefas);
   return new DatabaseTaskStore(db);
 }
 
@@ -551,7 +700,7 @@ for (const [nome, criar] of [
     });
 
     it('refuses a pageToken it did not write as RequestMalformedError, through TarefasDaPonte, never as banco indisponivel', async () => {
-      const tarefas = new TarefasDaPonte(await criar());
+      const tarefas = emMemoria(await criar());
       await tarefas.save(tarefaEm({ id: 'a', segundo: 1 }), anonimo);
       for (const pageToken of ['lixo', Buffer.from('sem cursor').toString('base64')]) {
         await assert.rejects(tarefas.list(pedido({ pageToken }), anonimo), (erro) => {
@@ -626,23 +775,30 @@ for (const [nome, criar] of [
   });
 }
 
-describe('encerradorDeTarefas', () => {
-  it('ends an open Task FAILED with the message, stores it, and tells its webhooks once; a finished Task is left alone', async () => {
+describe('publicadorForaDoPedido', () => {
+  const falhar = (mensagem: string) => (eventos: Eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)];
+
+  it('ends an open Task FAILED with the message, stores it with its step, and tells its webhooks once; a finished Task is left alone', async () => {
     const anonimo = new ServerCallContext();
-    const tarefas = new TarefasEmMemoria(10);
+    const memoria = new TarefasEmMemoria(10);
+    const pausas = new PausasEmMemoria();
+    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas));
     const avisadas: StreamResponse[] = [];
-    const encerrar = encerradorDeTarefas(tarefas, {
+    const publicar = publicadorForaDoPedido(tarefas, {
       send: (resposta) => {
         avisadas.push(resposta);
         return Promise.resolve();
       },
     });
-    await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
-    await tarefas.save(Task.fromJSON({ id: 'pronta', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
-    await encerrar('pausada', MENSAGEM_DE_PAUSA_EXPIRADA, DONO_ANONIMO);
-    await encerrar('pronta', MENSAGEM_DE_PAUSA_EXPIRADA, DONO_ANONIMO);
+    await pausas.guardar('pausada', pausa(1));
+    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
+    await memoria.save(Task.fromJSON({ id: 'pronta', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
+    const apagar = (taskId: string) => (p: Pausas) => p.apagar(taskId);
+    assert.equal(await publicar('pausada', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), apagar('pausada')), true);
+    assert.equal(await publicar('pronta', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), apagar('pronta')), false);
     const lida = await tarefas.load('pausada', anonimo);
     assert.equal(lida?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.equal(await pausas.ler('pausada'), undefined);
     assert.deepEqual(
       avisadas.map((resposta) => {
         const carga = resposta.payload;
@@ -656,14 +812,45 @@ describe('encerradorDeTarefas', () => {
   });
 
   it('finds and ends a Task of another tenant as its owner', async () => {
-    const tarefas = new TarefasEmMemoria(10);
+    const memoria = new TarefasEmMemoria(10);
     const dono: Dono = { tenant: 'acme', usuario: 'unknown' };
     const naAcme = new ServerCallContext({ tenant: 'acme' });
-    await tarefas.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), naAcme);
-    await encerradorDeTarefas(tarefas, { send: () => Promise.resolve() })('pausada', MENSAGEM_DE_PAUSA_EXPIRADA, dono);
-    assert.equal((await tarefas.load('pausada', naAcme))?.status?.state, TaskState.TASK_STATE_FAILED);
-    assert.equal(await tarefas.load('pausada', new ServerCallContext()), undefined, 'still out of sight of other tenants');
+    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), naAcme);
+    const publicar = publicadorForaDoPedido(emMemoria(memoria), { send: () => Promise.resolve() });
+    await publicar('pausada', dono, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), () => Promise.resolve());
+    assert.equal((await memoria.load('pausada', naAcme))?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.equal(await memoria.load('pausada', new ServerCallContext()), undefined, 'still out of sight of other tenants');
   });
+
+  for (const motor of ['sqlite', 'postgres'] as const) {
+    it(`on ${motor}, a Task's state and its step are written in one transaction: both or neither`, async () => {
+      const banco =
+        motor === 'sqlite'
+          ? join(pasta, `juntos-${randomUUID()}.db`)
+          : await postgres.novoBanco(`juntos_${randomUUID().replaceAll('-', '')}`);
+      const armazenamento = await abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined });
+      abertos.push({ destroy: () => armazenamento.fechar() });
+      const { tarefas: sdk, pausas } = armazenamento;
+      const tarefas = new TarefasDaPonte(sdk, armazenamento.juntos);
+      const anonimo = new ServerCallContext();
+      await pausas.guardar('t', pausa(1));
+      await sdk.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
+      // A claim that fails (another holds it) takes the WORKING state down with it.
+      await pausas.reivindicar('t', { por: 'outro', ate: Number.MAX_SAFE_INTEGER }, 0);
+      const trabalhando = tarefas.gravado('t', TaskState.TASK_STATE_WORKING, async (p) => {
+        if (!(await p.reivindicar('t', { por: 'este', ate: 10 }, 0))) throw new Error('ocupada');
+      });
+      await assert.rejects(tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } }), anonimo));
+      await assert.rejects(trabalhando);
+      assert.equal((await sdk.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      // And a step's change that succeeds lands with its state.
+      const concluida = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED, (p) => p.apagar('t'));
+      await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
+      await concluida;
+      assert.equal((await sdk.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(await pausas.ler('t'), undefined);
+    });
+  }
 });
 
 async function webhooksNoBanco(motor: Motor): Promise<PushNotificationStore> {

@@ -23,6 +23,7 @@ import { Atendimento } from '../src/atendimento.js';
 import { agentCard } from '../src/card.js';
 import { Eventos } from '../src/eventos.js';
 import { ExclusaoLocal } from '../src/exclusao.js';
+import { PausasEmMemoria } from '../src/pausas.js';
 import { WebhooksEmMemoria } from '../src/webhooks.js';
 
 /** Publishes the new Task and WORKING, then waits for `liberar` before it completes. */
@@ -49,7 +50,8 @@ class ExecutorRoteirizado implements AgentExecutor {
 }
 
 function montar() {
-  const tarefas = new TarefasDaPonte(new TarefasEmMemoria(100));
+  const memoria = new TarefasEmMemoria(100);
+  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria()));
   const executor = new ExecutorRoteirizado();
   const avisados: StreamResponse[] = [];
   const configs = new WebhooksEmMemoria();
@@ -59,7 +61,7 @@ function montar() {
     tarefas,
     executor,
     new ExclusaoLocal(),
-    { apagar: () => Promise.resolve() },
+    { ler: () => Promise.resolve(undefined) },
     {
       configs,
       avisos: {

@@ -9,9 +9,12 @@ import {
   ServerCallContext,
   type AgentExecutionEvent,
 } from '@a2a-js/sdk/server';
-import { ExclusaoLocal } from '../src/exclusao.js';
+import { ExclusaoLocal, type Exclusao } from '../src/exclusao.js';
 import { Executor } from '../src/executor.js';
-import { Ponte, type Desfecho, type PausasDaPonte } from '../src/ponte.js';
+import { Passos } from '../src/limites.js';
+import { PausasEmMemoria } from '../src/pausas.js';
+import { Ponte, type Desfecho } from '../src/ponte.js';
+import type { TarefasDaPonte } from '../src/armazenamento.js';
 import type { Trace } from '../src/trace.js';
 
 const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));
@@ -24,24 +27,23 @@ const mcpInalcancavel: ConstructorParameters<typeof Ponte>[0] = {
   chamar: inesperado('mcp.chamar'),
 };
 
-const pausasInalcancaveis: PausasDaPonte = {
-  abrir: inesperado('pausas.abrir'),
-  tomar: inesperado('pausas.tomar'),
-  devolver: inesperado('pausas.devolver'),
-  apagar: inesperado('pausas.apagar'),
-};
-
 /** The real Ponte, with the steps the executor calls replaced by the test's; a step not given fails if called. */
-function ponteCom(passos: Partial<Pick<Ponte, 'atender' | 'retomar'>>): Ponte {
+function ponteCom(passos: Partial<Pick<Ponte, 'atender' | 'responder'>>): Ponte {
   class PonteDeTeste extends Ponte {
     override atender(...args: Parameters<Ponte['atender']>): Promise<Desfecho> {
       return passos.atender ? passos.atender(...args) : inesperado('ponte.atender')();
     }
-    override retomar(...args: Parameters<Ponte['retomar']>): Promise<Desfecho> {
-      return passos.retomar ? passos.retomar(...args) : inesperado('ponte.retomar')();
+    override responder(...args: Parameters<Ponte['responder']>): Promise<Desfecho> {
+      return passos.responder ? passos.responder(...args) : inesperado('ponte.responder')();
     }
   }
-  return new PonteDeTeste(mcpInalcancavel, pausasInalcancaveis);
+  return new PonteDeTeste(mcpInalcancavel);
+}
+
+/** An executor over a memory step store; the store of Tasks is the test's. */
+function executor(ponte: Ponte, tarefas: Pick<TarefasDaPonte, 'gravado'>, exclusao: Exclusao = new ExclusaoLocal()): Executor {
+  const passos = new Passos(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 60_000, prazoMs: 60_000 }, exclusao, 'teste');
+  return new Executor(ponte, passos, exclusao, tarefas, () => Promise.resolve(false));
 }
 
 /** A promise and the function that resolves it (Promise.withResolvers is newer than Node 20). */
@@ -83,7 +85,7 @@ function executar(desfecho: Desfecho, traceparent?: string) {
     eventos,
     traces,
     terminou: () => terminou,
-    pronto: new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(contexto, bus),
+    pronto: executor(ponte, { gravado: () => Promise.resolve() }).execute(contexto, bus),
   };
 }
 
@@ -166,7 +168,7 @@ it('hands the bridge the text parts joined and the first data part', async () =>
       parts: [{ text: 'a' }, { data: { skill: 'listar-salas' } }, { text: 'b' }, { data: 2 }],
     },
   });
-  await new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(
+  await executor(ponte, { gravado: () => Promise.resolve() }).execute(
     new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
     new DefaultExecutionEventBus(),
   );
@@ -188,7 +190,7 @@ it('an answer to a Task that is not waiting for one publishes the Task as it is 
   const naoPausada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } });
   let retomou = false;
   const ponte = ponteCom({
-    retomar: () => {
+    responder: () => {
       retomou = true;
       return Promise.resolve({ estado: 'falhou', mensagem: 'x' });
     },
@@ -200,7 +202,7 @@ it('an answer to a Task that is not waiting for one publishes the Task as it is 
     message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'escolha=sala-fusca' }], taskId: 'task-1' },
   });
   const contexto = new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), naoPausada);
-  await new Executor(ponte, new ExclusaoLocal(), { gravado: () => Promise.resolve() }).execute(contexto, bus);
+  await executor(ponte, { gravado: () => Promise.resolve() }).execute(contexto, bus);
   assert.deepEqual(estados(eventos), ['task:TASK_STATE_WORKING']);
   assert.equal(retomou, false);
 });
@@ -225,10 +227,7 @@ it('a new Task holds its turn until its outcome is stored, so a cancel or an ans
     (evento) => evento.kind === 'statusUpdate' && evento.data.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && publicouFinal(),
   );
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
-  const execucao = new Executor(ponte, exclusao, tarefas).execute(
-    new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
-    bus,
-  );
+  const execucao = executor(ponte, tarefas, exclusao).execute(new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()), bus);
   await final;
   assert.equal(
     await exclusao.seLivre('task-1', () => Promise.resolve('entrou')),
@@ -251,7 +250,7 @@ it('asks nothing of MCP before the new Task is on record: a Task that cannot be 
   });
   const tarefas = { gravado: () => Promise.reject(new Error('banco fora')) };
   const pedido = SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reservar ...' }] } });
-  const execucao = new Executor(ponte, new ExclusaoLocal(), tarefas).execute(
+  const execucao = executor(ponte, tarefas).execute(
     new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext()),
     new DefaultExecutionEventBus(),
   );

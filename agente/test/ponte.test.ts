@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ClienteMcp, Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
-import { ExclusaoLocal } from '../src/exclusao.js';
-import { MENSAGEM_DE_PAUSA_EXPIRADA, PausasLimitadas } from '../src/limites.js';
-import { PausasEmMemoria } from '../src/pausas.js';
-import { MENSAGEM_SEM_PAUSA, Ponte } from '../src/ponte.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { META_IDEMPOTENCIA } from 'compartilhado/contrato';
+import { Ponte, type Desfecho } from '../src/ponte.js';
 import { MENSAGEM_ESCOLHA_FORA_DO_FORMATO } from '../src/intencao.js';
 import { objeto } from 'compartilhado/log';
 import { novoTrace } from '../src/trace.js';
@@ -63,7 +62,13 @@ const reservada = (sala: string): ResultadoDaFerramenta => ({
 
 class McpFalso implements Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar' | 'url'> {
   readonly url = new URL('http://mcp.test/mcp');
-  readonly chamadas: { name: string; args: Record<string, unknown>; traceparent: string; continuacao?: Continuacao }[] = [];
+  readonly chamadas: {
+    name: string;
+    args: Record<string, unknown>;
+    traceparent: string;
+    continuacao?: Continuacao;
+    meta?: Readonly<Record<string, string>>;
+  }[] = [];
   ferramentasListadas = 0;
   constructor(
     private readonly respostas: (ResultadoDaFerramenta | Error)[],
@@ -76,8 +81,14 @@ class McpFalso implements Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar'
   lerTexto(): Promise<string> {
     return Promise.resolve(POLITICA);
   }
-  chamar(name: string, args: Record<string, unknown>, traceparent: string, continuacao?: Continuacao): Promise<ResultadoDaFerramenta> {
-    this.chamadas.push({ name, args, traceparent, continuacao });
+  chamar(
+    name: string,
+    args: Record<string, unknown>,
+    traceparent: string,
+    continuacao?: Continuacao,
+    meta?: Readonly<Record<string, string>>,
+  ): Promise<ResultadoDaFerramenta> {
+    this.chamadas.push({ name, args, traceparent, continuacao, meta });
     const resposta = this.respostas.shift();
     if (!resposta) return Promise.reject(new Error('chamada inesperada'));
     if (resposta instanceof Error) return Promise.reject(resposta);
@@ -85,16 +96,26 @@ class McpFalso implements Pick<ClienteMcp, 'ferramentas' | 'lerTexto' | 'chamar'
   }
 }
 
-/** Step 5 as the executor runs it, counting how often the Task was set working. */
-let tomadas = 0;
-const responder = (ponte: Ponte, taskId: string, resposta: string | Entrada) =>
-  ponte.retomar(taskId, typeof resposta === 'string' ? { texto: resposta } : resposta, undefined, () => void (tomadas += 1));
+/** The question a paused outcome hands over, as the executor keeps it. */
+function pausaDe(desfecho: Desfecho) {
+  assert.ok(desfecho.estado === 'pausada' && desfecho.pergunta, `not a new question: ${desfecho.mensagem}`);
+  return { ...desfecho.pergunta, criadaEm: 0 };
+}
+
+/** Step 5 as the executor runs it: the choice read against the pause, then the call with the answer. */
+const responder = (ponte: Ponte, pausada: Desfecho, resposta: string | Entrada, trace?: ReturnType<typeof novoTrace>) => {
+  const pausa = pausaDe(pausada);
+  const escolha = ponte.escolher(pausa, typeof resposta === 'string' ? { texto: resposta } : resposta);
+  return 'estado' in escolha ? Promise.resolve(escolha) : ponte.responder(pausa, escolha.resposta, trace ?? pausa.trace);
+};
 
 const montar = (respostas: (ResultadoDaFerramenta | Error)[], ferramentas?: string[]) => {
   const mcp = new McpFalso(respostas, ferramentas);
-  const pausas = new PausasLimitadas(new PausasEmMemoria(), { maxPausadas: 100, validadeMs: 60_000 }, async () => {}, new ExclusaoLocal());
-  return { mcp, pausas, ponte: new Ponte(mcp, pausas) };
+  return { mcp, ponte: new Ponte(mcp) };
 };
+
+/** A failure of the network layer with the code Node gives it (ECONNREFUSED, ECONNRESET, ...). */
+const falhaDeRede = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
 
 describe('Ponte', () => {
   it('a request outside the format fails with the format, without calling MCP', async () => {
@@ -160,19 +181,24 @@ describe('Ponte', () => {
         desfecho.dados.pergunta,
         objeto(objeto(objeto(objeto(resultado.inputRequests)?.chave_do_servidor)?.params)?.requestedSchema),
       );
-      assert.ok(!JSON.stringify(desfecho).includes('estado-opaco'));
+      // What the Task shows never carries the state; only the question kept apart does.
+      assert.ok(!JSON.stringify([desfecho.mensagem, desfecho.dados]).includes('estado-opaco'));
+      assert.equal(desfecho.pergunta?.requestState, 'estado-opaco');
     }
   });
 
   it('the answer repeats the original call with inputResponses under the same key and the state unchanged', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
     const trace = novoTrace();
-    await ponte.atender('t', PEDIDO, trace, DONO_ANONIMO);
-    const desfecho = await responder(ponte, 't', 'escolha=sala-mirante');
+    const pausada = await ponte.atender('t', PEDIDO, trace, DONO_ANONIMO);
+    const desfecho = await responder(ponte, pausada, 'escolha=sala-mirante');
     assert.equal(desfecho.estado, 'concluida');
     const [primeira, retry] = mcp.chamadas;
     assert.ok(primeira && retry, 'MCP was called twice');
     assert.deepEqual(retry.args, primeira.args);
+    // The first call is keyed by its Task, so a replay returns its booking; the retry is keyed by its state.
+    assert.deepEqual(primeira.meta, { [META_IDEMPOTENCIA]: 't' });
+    assert.equal(retry.meta, undefined);
     assert.deepEqual(retry.continuacao, {
       inputResponses: { chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } } },
       requestState: 'estado-opaco',
@@ -182,8 +208,8 @@ describe('Ponte', () => {
 
   it('an answer in a data part is relayed like its text', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), reservada('sala-mirante')]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    assert.equal((await responder(ponte, 't', { texto: '', dados: { escolha: 'sala-mirante' } })).estado, 'concluida');
+    const pausada = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
+    assert.equal((await responder(ponte, pausada, { texto: '', dados: { escolha: 'sala-mirante' } })).estado, 'concluida');
     assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, {
       chave_do_servidor: { action: 'accept', content: { sala: 'sala-mirante' } },
     });
@@ -206,17 +232,14 @@ describe('Ponte', () => {
         },
       },
     ]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    assert.equal((await responder(ponte, 't', 'escolha=recusar')).estado, 'cancelada');
+    const pausada = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
+    assert.equal((await responder(ponte, pausada, 'escolha=recusar')).estado, 'cancelada');
     assert.deepEqual(mcp.chamadas[1]?.continuacao?.inputResponses, { chave_do_servidor: { action: 'decline' } });
   });
 
-  it('a choice outside the list, or other text, repeats the question without calling MCP, keeping the pause as it was', async () => {
-    const { mcp, ponte, pausas } = montar([pausa(['sala-fusca', 'sala-mirante'])]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    const antes = await pausas.tomar('t');
-    assert.ok(antes, 'the Task is paused');
-    await pausas.devolver('t', antes.pausa);
+  it('a choice outside the list, or other text, repeats the question without calling MCP and without a new pause', async () => {
+    const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante'])]);
+    const pausada = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     const casos: [string | Entrada, string][] = [
       ['escolha=sala-aquario', '"sala-aquario" nao esta entre as alternativas.'],
       ['sim', MENSAGEM_ESCOLHA_FORA_DO_FORMATO],
@@ -225,54 +248,68 @@ describe('Ponte', () => {
       [{ texto: '', dados: { sala: 'sala-fusca' } }, 'Resposta em dados: falta o campo "escolha"; campo desconhecido "sala".'],
     ];
     for (const [resposta, erro] of casos) {
-      const desfecho = await responder(ponte, 't', resposta);
+      const desfecho = await responder(ponte, pausada, resposta);
       assert.ok(desfecho.estado === 'pausada', desfecho.mensagem);
       assert.equal(desfecho.mensagem, 'alternativas: sala-fusca, sala-mirante');
       assert.equal(desfecho.dados.erro, erro);
+      assert.equal(desfecho.pergunta, undefined, 'the pause the Task has stays as it was');
     }
     assert.equal(mcp.chamadas.length, 1);
-    assert.deepEqual(await pausas.tomar('t'), antes);
   });
 
   it('a retry answered with input_required pauses again with the new list and state', async () => {
     const { mcp, ponte } = montar([pausa(['sala-fusca', 'sala-mirante']), pausa(['sala-mirante'], 'estado-2'), reservada('sala-mirante')]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    const outra = await responder(ponte, 't', 'escolha=sala-fusca');
+    const pausada = await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
+    const outra = await responder(ponte, pausada, 'escolha=sala-fusca');
     assert.deepEqual([outra.estado, outra.mensagem], ['pausada', 'alternativas: sala-mirante']);
-    await responder(ponte, 't', 'escolha=sala-mirante');
+    await responder(ponte, outra, 'escolha=sala-mirante');
     assert.equal(mcp.chamadas[2]?.continuacao?.requestState, 'estado-2');
   });
 
-  it('two answers racing past the Task turn: only one takes the pause and reaches MCP', async () => {
-    const { mcp, ponte } = montar([pausa(['a', 'b']), reservada('a')]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    tomadas = 0;
-    const desfechos = await Promise.all([responder(ponte, 't', 'escolha=a'), responder(ponte, 't', 'escolha=b')]);
-    assert.deepEqual(desfechos.map((d) => d.estado).sort(), ['concluida', 'falhou']);
-    assert.ok(desfechos.some((d) => d.mensagem === MENSAGEM_SEM_PAUSA));
-    assert.equal(mcp.chamadas.length, 2);
-    assert.equal(tomadas, 1, 'only the taker sets the Task working');
+  it('a booking whose outcome never arrived is uncertain, never failed: a timeout, a connection lost after sending, a 5xx', async () => {
+    for (const falha of [
+      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
+      falhaDeRede('ECONNRESET'),
+      falhaDeRede('UND_ERR_SOCKET'),
+    ]) {
+      const primeira = await montar([falha]).ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
+      assert.equal(primeira.estado, 'incerto', primeira.mensagem);
+      assert.match(primeira.mensagem, /^Sem resposta do servidor MCP em http:\/\/mcp\.test\/mcp \(.+\): a reserva pode ter sido feita\./);
+      const { ponte } = montar([pausa(['a']), falha]);
+      const continuacao = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
+      assert.equal(continuacao.estado, 'incerto', continuacao.mensagem);
+    }
   });
 
-  it('paused state is per Task', async () => {
-    const { mcp, ponte } = montar([pausa(['a'], 'sa'), pausa(['b'], 'sb'), reservada('b'), reservada('a')]);
-    await ponte.atender('A', PEDIDO, novoTrace(), DONO_ANONIMO);
-    await ponte.atender('B', PEDIDO, novoTrace(), DONO_ANONIMO);
-    await responder(ponte, 'B', 'escolha=b');
-    await responder(ponte, 'A', 'escolha=a');
-    assert.deepEqual(
-      mcp.chamadas.slice(2).map((c) => c.continuacao?.requestState),
-      ['sb', 'sa'],
-    );
+  it('an answer that provably did nothing keeps the question, saying why and that it can be sent again', async () => {
+    for (const [falha, motivo] of [
+      [falhaDeRede('ECONNREFUSED'), /^O servidor MCP esta inalcancavel em http:\/\/mcp\.test\/mcp \(fetch failed\)\./],
+      [
+        new ProtocolError(ProtocolErrorCode.InternalError, 'Banco de reservas indisponivel'),
+        /^O servidor MCP nao concluiu a resposta \(-32603/,
+      ],
+    ] as const) {
+      const { ponte } = montar([pausa(['a', 'b']), falha]);
+      const desfecho = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
+      assert.ok(desfecho.estado === 'pausada', desfecho.mensagem);
+      assert.equal(desfecho.pergunta, undefined, 'the same question stays');
+      assert.match(desfecho.dados.erro ?? '', motivo);
+      assert.match(desfecho.dados.erro ?? '', /Nada foi reservado: envie a resposta de novo\.$/);
+      assert.equal(desfecho.mensagem, `alternativas: a, b\n${desfecho.dados.erro ?? ''}`);
+    }
   });
 
-  it('an MCP failure ends the Task with a clear message and clears the pause', async () => {
-    const { ponte, pausas } = montar([pausa(['a']), new TypeError('fetch failed')]);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    const desfecho = await responder(ponte, 't', 'escolha=a');
+  it('a refused state ends the Task: answering again cannot help', async () => {
+    const { ponte } = montar([pausa(['a']), new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState invalido')]);
+    const desfecho = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
+    assert.equal(desfecho.estado, 'falhou');
+    assert.match(desfecho.mensagem, /A pergunta pode ter expirado: envie o pedido de novo\.$/);
+  });
+
+  it('a first call that never reached the server fails the Task: nothing was booked', async () => {
+    const desfecho = await montar([falhaDeRede('ECONNREFUSED')]).ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /^Servidor MCP indisponivel em http:\/\/mcp\.test\/mcp: fetch failed/);
-    assert.equal(await pausas.tomar('t'), undefined);
   });
 
   it('a booking result outside the contract fails the Task instead of inventing a booking', async () => {
@@ -347,32 +384,5 @@ describe('Ponte, read-only skills', () => {
       mensagem: 'O servidor MCP nao oferece a ferramenta listar_salas.',
     });
     assert.equal(mcp.chamadas.length, 0);
-  });
-});
-
-describe('Ponte and the pause lifetime', () => {
-  it('an answer after the pause expired ends the Task with "send it again", without calling MCP', async () => {
-    let agora = 0;
-    const mcp = new McpFalso([pausa(['sala-fusca'])]);
-    const pausas = new PausasLimitadas(
-      new PausasEmMemoria(),
-      { maxPausadas: 10, validadeMs: 600_000 },
-      async () => {},
-      new ExclusaoLocal(),
-      () => agora,
-    );
-    const ponte = new Ponte(mcp, pausas);
-    await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
-    agora += 600_000;
-    assert.deepEqual(await responder(ponte, 't', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
-    assert.equal(mcp.chamadas.length, 1);
-    assert.equal(await pausas.tomar('t'), undefined);
-  });
-
-  it('an answer to a Task whose pause is gone fails it with "send it again" instead of leaving it waiting', async () => {
-    const { mcp, ponte } = montar([]);
-    tomadas = 0;
-    assert.deepEqual(await responder(ponte, 'sem-pausa', 'escolha=sala-fusca'), { estado: 'falhou', mensagem: MENSAGEM_SEM_PAUSA });
-    assert.equal(mcp.chamadas.length + tomadas, 0);
   });
 });
