@@ -405,11 +405,12 @@ export async function abrirArmazenamento({
   if (ehPostgres(banco)) {
     await migrar(banco);
     const { default: pg } = await import('pg');
-    // Every connection listens for its own loss, idle or checked out (pg emits 'error' on a client a
-    // query is not waiting on, and an unheard one ends the process): the step that held it fails alone.
+    // Every connection listens for its own loss, idle or checked out (pg emits 'error' on a client no
+    // query is waiting on, and an unheard one ends the process): the step that held it fails alone. The
+    // pool repeats an idle client's loss: heard once, from the client itself.
     const pool = (max: number) =>
       new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' })
-        .on('error', aoPerderConexao)
+        .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
     await PausasNoBanco.criarTabela(db, true);

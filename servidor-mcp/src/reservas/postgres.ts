@@ -165,7 +165,10 @@ export class ReservasNoPostgres implements Reservas {
       query_timeout: 10_000,
       application_name: 'servidor-mcp',
     });
-    pool.on('error', aoPerderConexao);
+    // Idle or checked out, every connection listens for its own loss: pg emits 'error' on a client
+    // no query is waiting on (one held across the migration's statements, say), and unheard it ends
+    // the process. The pool repeats an idle client's loss: heard once, from the client itself.
+    pool.on('error', () => undefined).on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     try {
       await migrar(pool, semente);
     } catch (erro) {
