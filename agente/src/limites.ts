@@ -133,7 +133,11 @@ export class Passos {
    * and replays every step whose claim ran out. Returns how many Tasks it
    * changed.
    */
-  async varrer(ponte: Pick<Ponte, 'atender' | 'responder'>, publicar: PublicarForaDoPedido): Promise<number> {
+  async varrer(
+    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    publicar: PublicarForaDoPedido,
+    log: (linha: string) => void = () => undefined,
+  ): Promise<number> {
     let mudadas = 0;
     for (;;) {
       const ids = await this.base.ate(this.agora() - this.limites.validadeMs, LOTE_DA_VARREDURA);
@@ -143,7 +147,16 @@ export class Passos {
       if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
     }
     for (const taskId of await this.base.vencidas(this.agora(), LOTE_DA_VARREDURA)) {
-      if (await this.exclusao.seLivre(taskId, () => this.repetir(taskId, ponte, publicar))) mudadas += 1;
+      // One Task's replay failing (the database gone again) leaves it claimed for the next pass, and the others go on.
+      const desfecho = await this.exclusao
+        .seLivre(taskId, () => this.repetir(taskId, ponte, publicar))
+        .catch((erro: unknown) => {
+          log(`varredura: a Task ${taskId} fica para a proxima passada (${erro instanceof Error ? erro.message : String(erro)})`);
+          return undefined;
+        });
+      if (desfecho === undefined) continue;
+      mudadas += 1;
+      log(`varredura: passo da Task ${taskId} repetido, desfecho ${desfecho}`);
     }
     return mudadas;
   }
@@ -153,15 +166,15 @@ export class Passos {
     intervaloMs: number,
     ponte: Pick<Ponte, 'atender' | 'responder'>,
     publicar: PublicarForaDoPedido,
-    aoFalhar: (erro: unknown) => void,
+    log: (linha: string) => void,
   ): void {
     let varrendo = false;
     setInterval(() => {
       // A pass that outlasts the interval (a replay waiting on MCP) is not stacked on.
       if (varrendo) return;
       varrendo = true;
-      void this.varrer(ponte, publicar)
-        .catch(aoFalhar)
+      void this.varrer(ponte, publicar, log)
+        .catch((erro: unknown) => log(`varredura de passos falhou: ${erro instanceof Error ? erro.message : String(erro)}`))
         .finally(() => (varrendo = false));
     }, intervaloMs).unref();
   }
@@ -172,21 +185,25 @@ export class Passos {
    * and its outcome stored with the step's change. A Task already finished
    * only loses its step.
    */
-  private async repetir(taskId: string, ponte: Pick<Ponte, 'atender' | 'responder'>, publicar: PublicarForaDoPedido): Promise<boolean> {
+  private async repetir(
+    taskId: string,
+    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    publicar: PublicarForaDoPedido,
+  ): Promise<Desfecho['estado'] | 'solta' | undefined> {
     const guardado = await this.base.ler(taskId);
     const anterior = guardado?.reivindicacao;
-    if (!guardado || !anterior || anterior.ate >= this.agora()) return false;
+    if (!guardado || !anterior || anterior.ate >= this.agora()) return undefined;
     // Written by reivindicarResposta from an ElicitResult, and checked as a record when read.
     const resposta = anterior.resposta as ElicitResult | undefined;
     const passo = await this.base.reivindicar(taskId, this.reivindicacao(resposta), this.agora());
-    if (!passo) return false;
+    if (!passo) return undefined;
     let desfecho: Desfecho;
     if (ehPedido(passo)) desfecho = await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono);
     else if (resposta) desfecho = await ponte.responder(passo, resposta, passo.trace);
     else {
       // A pause claimed with no answer recorded has nothing to replay: it is released as it was.
       await this.base.guardar(taskId, passo);
-      return true;
+      return 'solta';
     }
     const dono = passo.dono ?? DONO_ANONIMO;
     const publicado = await publicar(
@@ -196,7 +213,7 @@ export class Passos {
       this.depoisDo(taskId, desfecho, passo, resposta),
     );
     if (!publicado) await this.base.apagar(taskId);
-    return true;
+    return desfecho.estado;
   }
 
   /**

@@ -58,9 +58,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
   const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
   const ponte = new Ponte(mcp);
-  passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, (erro) =>
-    log(`varredura de passos falhou: ${erro instanceof Error ? erro.message : String(erro)}`),
-  );
+  passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, log);
   const card = agentCard(urlPublica, config.identidades !== undefined);
   const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
   const requestHandler = new Atendimento(
