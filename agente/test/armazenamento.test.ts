@@ -118,6 +118,11 @@ async function noBanco(motor: Motor): Promise<Pausas> {
 
 const emOrdem = (pausas: Pausas) => pausas.ate(Number.MAX_SAFE_INTEGER, 100);
 
+/** Pauses a, b, c... created at the given instants, in that order. */
+async function guardarNaOrdem(pausas: Pausas, ...idades: number[]): Promise<void> {
+  for (const [i, idade] of idades.entries()) await pausas.guardar(String.fromCharCode(97 + i), pausa(idade));
+}
+
 const pedidoNovo = (criadaEm: number): Pedido => ({
   pedido: { texto: 'reservar sala=sala-garagem', dados: { skill: 'reservar-sala' } },
   trace: pergunta.trace,
@@ -182,12 +187,7 @@ for (const [nome, criar] of [
 
     it('released, a pause goes back to its place in expiry and eviction order', async () => {
       const pausas = await criar();
-      for (const [id, t] of [
-        ['a', 10],
-        ['b', 20],
-        ['c', 30],
-      ] as const)
-        await pausas.guardar(id, pausa(t));
+      await guardarNaOrdem(pausas, 10, 20, 30);
       const reivindicada = await pausas.reivindicar('b', { por: 'p', ate: 1 }, 0);
       assert.ok(reivindicada, 'b was there to claim');
       await pausas.guardar('d', pausa(40));
@@ -209,12 +209,7 @@ for (const [nome, criar] of [
 
     it('lists the oldest, and those created up to an instant', async () => {
       const pausas = await criar();
-      for (const [id, t] of [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ] as const)
-        await pausas.guardar(id, pausa(t));
+      await guardarNaOrdem(pausas, 1, 2, 3);
       assert.deepEqual(await pausas.ate(Number.MAX_SAFE_INTEGER, 2), ['a', 'b']);
       assert.deepEqual(await pausas.ate(2, 10), ['a', 'b']);
       assert.deepEqual(await pausas.ate(3, 1), ['a']);
