@@ -15,6 +15,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ConfiguracaoInvalida } from './ambiente.js';
+import { citado } from './entrada.js';
 import { urlLocal } from './processo.js';
 
 const NOMES_DE_LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
@@ -56,8 +57,9 @@ export function regraDeOrigem({ porta, host, publica, listadas }: OpcoesDaOrigem
   const hosts = new Set([...locais, ...outras].map((url) => url.host));
   const conferirHost = ehLoopback(host);
   return ({ origin, host: cabecalhoHost }) => {
-    if (origin !== undefined && origin !== '' && !origens.has(origin)) return `Invalid Origin: ${origin}`;
-    if (conferirHost && !hosts.has((cabecalhoHost ?? '').toLowerCase())) return `Invalid Host: ${cabecalhoHost ?? '(ausente)'}`;
+    // The refusal quotes the header, for whoever debugs a proxy; only so much of it, as any client text.
+    if (origin !== undefined && origin !== '' && !origens.has(origin)) return `Invalid Origin: ${citado(origin)}`;
+    if (conferirHost && !hosts.has((cabecalhoHost ?? '').toLowerCase())) return `Invalid Host: ${citado(cabecalhoHost ?? '(ausente)')}`;
     return undefined;
   };
 }

@@ -4,6 +4,7 @@
  * functions: no storage, no protocol. Errors are values, never exceptions.
  */
 import type { PedidoDeReserva, Sala } from 'compartilhado/contrato';
+import { citado } from 'compartilhado/entrada';
 import { fusoEmTexto, hhmm, lerDia, lerInstante, msDoDiaLocal } from './horario.js';
 import type { Politica } from './politica.js';
 
@@ -48,9 +49,6 @@ export type Resultado =
 
 const MAXIMO_DE_ALTERNATIVAS = 3;
 const MS_POR_DIA = 86_400_000;
-
-/** A client's text as a message quotes it: whole up to 100 characters, cut after. */
-const citado = (texto: string) => (texto.length > 100 ? `${texto.slice(0, 100)}...` : texto);
 
 /** Every reason a request is refused, with the spec's exact texts and the policy's numbers filled in. */
 export function motivos(politica: Politica) {
