@@ -4,6 +4,12 @@ import { FORMATOS, SKILLS } from './intencao.js';
 export const CAMINHO_A2A = '/a2a';
 /** The HTTP+JSON binding's base: its routes (`/message:send`, `/tasks/{id}`, ...) hang below it. */
 export const CAMINHO_REST = '/rest';
+/**
+ * The web console's own data (not A2A, not in the card). Declared beside the
+ * A2A paths so the HTTP front (http.ts) knows each route's error form
+ * without importing the console, which imports it.
+ */
+export const CAMINHO_CONSOLE = '/console';
 
 const TEXTO_E_DADOS = ['text/plain', 'application/json'];
 

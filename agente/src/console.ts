@@ -8,12 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
+import { citado } from 'compartilhado/entrada';
 import express, { Router, type RequestHandler } from 'express';
+import { CAMINHO_CONSOLE } from './card.js';
 import type { FioMcp } from './fio.js';
 import { responderErro } from './http.js';
 
-/** Where the console's own read-only data lives: the MCP exchanges of a Task. */
-export const CAMINHO_CONSOLE = '/console';
+/** Where the console's own read-only data lives: the MCP exchanges of a Task (declared in card.ts). */
+export { CAMINHO_CONSOLE };
 
 const PASTA = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 
@@ -38,7 +40,7 @@ export function servirConsole(fio: Pick<FioMcp, 'trocas'>, tarefas: TaskStore, e
     const contexto = new ServerCallContext({ user: await usuario(req) });
     // Express types a route parameter as possibly absent or repeated; this route's is one string.
     if (typeof taskId !== 'string' || !(await tarefas.load(taskId, contexto))) {
-      responderErro(res, 404, A2A_ERROR_CODE.TASK_NOT_FOUND, `Task nao encontrada: ${String(taskId)}`, 'rest');
+      responderErro(res, 404, A2A_ERROR_CODE.TASK_NOT_FOUND, `Task nao encontrada: ${citado(String(taskId))}`, 'rest');
       return;
     }
     res.json({ taskId, trocas: fio.trocas(taskId) });

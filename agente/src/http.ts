@@ -1,16 +1,19 @@
 /**
  * The agent's HTTP front around the SDK's express handlers (JSON-RPC and
- * HTTP+JSON): one log line per request, body errors answered in the
- * binding's error form before the SDK sees the request, and the SDK's
- * console.error notes moved into the request's own line. Everything A2A
- * past that is the SDK's.
+ * HTTP+JSON): one log line per request, a URL with NUL refused before any
+ * route, body errors answered in the binding's error form before the SDK
+ * sees the request, error messages kept short whoever wrote them, and the
+ * SDK's console.error notes moved into the request's own line. Everything
+ * A2A past that is the SDK's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { A2A_ERROR_CODE, RequestMalformedError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import { erroJsonRpc } from 'compartilhado/contrato';
+import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhado/entrada';
 import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { CAMINHO_CONSOLE, CAMINHO_REST } from './card.js';
 import { lerTraceparent } from './trace.js';
 
 interface Registro {
@@ -73,9 +76,31 @@ function doResultado(pedido: unknown, respondido: unknown): { task: unknown; est
 }
 
 /**
- * One stderr line per request: method, JSON-RPC id, task, state reached,
- * trace-id, HTTP status, duration. A stream is logged when it ends, with
- * its last event; a client that left before the end is said so.
+ * A JSON answer whose error message (JSON-RPC's `error.message`, HTTP+JSON's
+ * too) is cut by mensagemContida: the SDK writes the client's A2A-Version
+ * header, Task id, role or Content-Type into its messages, whole, and every
+ * answer of either binding but a stream's later events goes through res.json.
+ */
+function comMensagemContida(valor: unknown): unknown {
+  const erro = objeto(objeto(valor)?.error);
+  if (typeof erro?.message !== 'string') return valor;
+  const contida = mensagemContida(erro.message);
+  return contida === erro.message ? valor : { ...objeto(valor), error: { ...erro, message: contida } };
+}
+
+/** Which error form a path's routes answer in: HTTP+JSON's under its base and for the console's data, JSON-RPC's elsewhere. */
+const bindingDoCaminho = (req: Request): Binding =>
+  [CAMINHO_REST, CAMINHO_CONSOLE].some((base) => req.path === base || req.path.startsWith(`${base}/`)) ? 'rest' : 'jsonrpc';
+
+/**
+ * The first handler of every request. One stderr line per request: method,
+ * JSON-RPC id, task, state reached, trace-id, HTTP status, duration. A
+ * stream is logged when it ends, with its last event; a client that left
+ * before the end is said so. Every JSON answer's error message is kept
+ * short (comMensagemContida). And a URL that names NUL is refused here, on
+ * every route alike: a Task id with NUL would reach PostgreSQL, which
+ * refuses NUL in text, as a database failure (500) instead of the client's
+ * mistake.
  */
 export function registrarRequisicoes(log: (linha: string) => void): RequestHandler {
   return (req, res, next) => {
@@ -86,8 +111,8 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
     let respondido: unknown;
     const json = res.json.bind(res);
     res.json = ((valor: unknown) => {
-      respondido = valor;
-      return json(valor);
+      respondido = comMensagemContida(valor);
+      return json(respondido);
     }) as Response['json'];
     const guardar = (parte: unknown) => {
       if (typeof parte === 'string' || Buffer.isBuffer(parte)) corpo = parte.toString();
@@ -121,6 +146,10 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
       });
       log(`${req.method} ${req.originalUrl} ${linha} ${(performance.now() - comeco).toFixed(1)}ms`);
     });
+    if (urlComNul(req.originalUrl)) {
+      responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${NUL_NA_URL}`, bindingDoCaminho(req));
+      return;
+    }
     registroAtual.run(registro, next);
   };
 }
@@ -182,20 +211,18 @@ function erroDoCliente(erro: ErroHttp, res: Response, limiteDoCorpoBytes: number
 
 /** What in a body the SDK would trip on (a TypeError, a 500) instead of answering as the client's mistake. */
 function conferirValor(valor: unknown, chave: string): string | undefined {
-  // PostgreSQL's text type has no NUL: it would fail as a database error.
-  if ((typeof valor === 'string' && valor.includes('\0')) || chave.includes('\0'))
-    return 'o corpo traz o caractere NUL (\\u0000), que nao e aceito';
+  // PostgreSQL's text type has no NUL: a Task id, contextId or config id with it would fail as a database error.
+  const nul = nulNoCorpo(valor, chave);
+  if (nul !== undefined) return nul;
   if (chave === 'parts' && Array.isArray(valor) && valor.some((parte) => objeto(parte) === undefined))
     return 'cada item de message.parts deve ser um objeto (text, data, url ou raw)';
   return undefined;
 }
 
-/** A parsed body, and the URL, checked for what the SDK and the database cannot take, answered as InvalidParams. */
+/** A parsed body checked for what the SDK and the database cannot take, answered as InvalidParams (the URL was checked first, in registrarRequisicoes). */
 export function pedidoAceitavel(binding: Binding): RequestHandler {
   return (req, res, next) => {
-    const problema = /%00/.test(req.originalUrl)
-      ? 'a URL traz o caractere NUL (%00), que nao e aceito'
-      : problemaNoJson(req.body, conferirValor);
+    const problema = problemaNoJson(req.body, conferirValor);
     if (problema === undefined) next();
     else responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${problema}`, binding, req.body);
   };
