@@ -1,6 +1,7 @@
 /**
- * The HTTP front of /mcp: size limit, JSON parse, era check, and one log
- * line per request. Everything protocol-level past that is the SDK's.
+ * The HTTP front of /mcp: NUL refused, size limit, JSON parse, era check,
+ * error messages kept short whoever wrote them, and one log line per
+ * request. Everything protocol-level past that is the SDK's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +13,8 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
-import { problemaNoJson } from 'compartilhado/json';
+import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhado/entrada';
+import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
 import { toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
@@ -55,6 +57,29 @@ function comFalhasDoBanco(handler: McpHttpHandler): McpHttpHandler['fetch'] {
     const registro = registroAtual.getStore();
     if (!registro?.indisponivel) return resposta;
     return Response.json(erroJsonRpc(registro.id, ProtocolErrorCode.InternalError, registro.indisponivel.message));
+  };
+}
+
+/**
+ * The SDK quotes the client, whole, in the errors it answers: the Mcp-Name,
+ * Mcp-Method and MCP-Protocol-Version headers it finds unlike the body, an
+ * unknown tool's or prompt's name, a resource URI. A JSON answer with an
+ * error is written again with its message cut by mensagemContida; any
+ * other answer (a result, a stream) passes untouched and unread.
+ */
+function comMensagensContidas(fetch: McpHttpHandler['fetch']): McpHttpHandler['fetch'] {
+  return async (pedido, opcoes) => {
+    const resposta = await fetch(pedido, opcoes);
+    if (!resposta.headers.get('content-type')?.startsWith('application/json')) return resposta;
+    const texto = await resposta.text();
+    const corpo = objeto(texto.includes('"error"') ? lerJson(texto) : undefined);
+    const erro = objeto(corpo?.error);
+    const contida = typeof erro?.message === 'string' ? mensagemContida(erro.message) : undefined;
+    const headers = new Headers(resposta.headers);
+    if (contida === undefined || contida === erro?.message) return new Response(texto, { status: resposta.status, headers });
+    // The body gets shorter: the length the SDK may have declared is no longer true.
+    headers.delete('content-length');
+    return Response.json({ ...corpo, error: { ...erro, message: contida } }, { status: resposta.status, headers });
   };
 }
 
@@ -146,7 +171,7 @@ export function criarAtendimento(
   origem: RegraDeOrigem,
   acesso?: Acesso,
 ) {
-  const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
+  const sdk = toNodeHandler({ fetch: comMensagensContidas(comFalhasDoBanco(handler)) }, { maxRequestBodySize: limiteDoCorpo });
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const comeco = performance.now();
@@ -154,6 +179,9 @@ export function criarAtendimento(
     let pedido: unknown;
     await registroAtual
       .run(registro, async () => {
+        // Before any route, as in the agent: no path or query with NUL goes further, whatever it names.
+        if (urlComNul(req.url ?? ''))
+          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${NUL_NA_URL}`));
         const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
         res.setHeader('link', link);
         const documento = documentos.get(caminho);
@@ -206,7 +234,8 @@ export function criarAtendimento(
           return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
         }
         registro.id = objeto(pedido)?.id;
-        const problema = problemaNoJson(pedido);
+        // PostgreSQL's text type has no NUL: a responsavel with it would fail as the bookings store being down.
+        const problema = problemaNoJson(pedido, nulNoCorpo);
         if (problema !== undefined) {
           return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${problema}`));
         }
