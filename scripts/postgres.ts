@@ -59,7 +59,8 @@ function doPostgres(programa: string): string {
   }
 }
 
-const comando = (programa: string, args: string[]): [string, string[]] =>
+/** A server program with its arguments, run as the `postgres` user when we are root (also for a cluster started elsewhere). */
+export const comando = (programa: string, args: string[]): [string, string[]] =>
   comoRoot
     ? [binario('runuser', ['/usr/sbin', '/sbin']), ['-u', 'postgres', '--', doPostgres(programa), ...args]]
     : [doPostgres(programa), args];
