@@ -473,6 +473,8 @@ export function publicadorForaDoPedido(tarefas: TarefasDaPonte, avisos: PushNoti
     const estado = ultimo?.kind === 'statusUpdate' ? ultimo.data.status?.state : undefined;
     const resultado = new ResultManager(tarefas, contexto);
     const gravado = estado === undefined ? Promise.resolve() : tarefas.gravado(taskId, estado, junto);
+    // A failed save rejects both: processEvent throws it below, and this wait must not be left unheard (it would end the process).
+    gravado.catch(() => undefined);
     for (const evento of todos) await resultado.processEvent(evento);
     await gravado;
     const final = resultado.getCurrentTask();

@@ -198,8 +198,8 @@ export class Passos {
     const passo = await this.base.reivindicar(taskId, this.reivindicacao(resposta), this.agora());
     if (!passo) return undefined;
     let desfecho: Desfecho;
-    if (ehPedido(passo)) desfecho = await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono);
-    else if (resposta) desfecho = await ponte.responder(passo, resposta, passo.trace);
+    if (ehPedido(passo)) desfecho = await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono, true);
+    else if (resposta) desfecho = await ponte.responder(passo, resposta, passo.trace, true);
     else {
       // A pause claimed with no answer recorded has nothing to replay: it is released as it was.
       await this.base.guardar(taskId, passo);

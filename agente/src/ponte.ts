@@ -143,11 +143,12 @@ export class Ponte {
   /**
    * Steps 1-4: a new Task's request, one tools/call after discovering the
    * tool. The booking carries the Task id as its idempotency key, so a
-   * replay of this step returns the booking the first run made.
+   * replay of this step (`repeticao`) returns the booking the first run made.
    */
-  async atender(taskId: string, entrada: Entrada, trace: Trace, dono: Dono): Promise<Desfecho> {
+  async atender(taskId: string, entrada: Entrada, trace: Trace, dono: Dono, repeticao = false): Promise<Desfecho> {
     const pedido = lerPedido(entrada);
     if ('erro' in pedido) return falhou(pedido.erro);
+    const semDesfechoSeFalhar = repeticao && pedido.skill === SKILLS.reservar;
     return this.falando(async () => {
       switch (pedido.skill) {
         case SKILLS.listar:
@@ -162,7 +163,7 @@ export class Ponte {
           return traduzir(argumentos, resultado, { trace, dono }, politica);
         }
       }
-    });
+    }, semDesfechoSeFalhar);
   }
 
   /**
@@ -180,9 +181,10 @@ export class Ponte {
    * Step 5, the call: the original tools/call again, with the answer and
    * the state echoed. The server keys it by that state, so replaying it
    * never books twice. A failure that proves nothing was done leaves the
-   * question as it was, to be answered again.
+   * question as it was, to be answered again; on a replay (`repeticao`) it
+   * proves nothing of the earlier attempt, so the outcome stays uncertain.
    */
-  async responder(pausa: Pausa, resposta: ElicitResult, trace: Trace): Promise<Desfecho> {
+  async responder(pausa: Pausa, resposta: ElicitResult, trace: Trace, repeticao = false): Promise<Desfecho> {
     const continuacao: Continuacao = { inputResponses: { [pausa.chave]: resposta }, requestState: pausa.requestState };
     const naoFeita = (motivo: string): Desfecho => {
       const mesma = pausada(pausa, `${motivo} Nada foi reservado: envie a resposta de novo.`);
@@ -196,6 +198,7 @@ export class Ponte {
         );
         return traduzir(pausa.argumentos, resultado, { trace, ...(pausa.dono ? { dono: pausa.dono } : {}) }, politica);
       },
+      repeticao,
       (erro) => {
         // The state was refused (expired, most likely): answering again cannot help.
         if (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS) return undefined;
@@ -248,18 +251,27 @@ export class Ponte {
 
   /**
    * MCP failures end the Task with a message the client can act on; the
-   * agent keeps serving. `antes` may turn a failure into another outcome
-   * (a question kept); undefined leaves it to the rules below.
+   * agent keeps serving. `semDesfechoSeFalhar`: this replays a booking an
+   * earlier attempt may have made, so a failure of this attempt (refused,
+   * unreachable, the server's database down) says nothing of that one: the
+   * outcome stays uncertain. Only a refused state or our own refusal are
+   * final. `antes` may turn a failure into another outcome (a question
+   * kept); undefined leaves it to the rules below.
    */
-  private async falando(conversa: () => Promise<Desfecho>, antes?: (erro: unknown) => Desfecho | undefined): Promise<Desfecho> {
+  private async falando(
+    conversa: () => Promise<Desfecho>,
+    semDesfechoSeFalhar = false,
+    antes?: (erro: unknown) => Desfecho | undefined,
+  ): Promise<Desfecho> {
     try {
       return await conversa();
     } catch (erro) {
       if (erro instanceof BancoIndisponivel) throw erro;
-      if (erro instanceof SemDesfecho)
+      const final = erro instanceof Recusa || (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS);
+      if (erro instanceof SemDesfecho || (semDesfechoSeFalhar && !final))
         return {
           estado: 'incerto',
-          mensagem: `Sem resposta do servidor MCP em ${this.mcp.url.href} (${erro.message}): a reserva pode ter sido feita. A Task segue em andamento e o agente repete a mesma chamada, que o servidor nao executa duas vezes, ate ter o desfecho.`,
+          mensagem: `Sem resposta do servidor MCP em ${this.mcp.url.href} (${textoDoErro(erro)}): a reserva pode ter sido feita. A Task segue em andamento e o agente repete a mesma chamada, que o servidor nao executa duas vezes, ate ter o desfecho.`,
         };
       const outro = antes?.(erro);
       if (outro) return outro;

@@ -806,6 +806,32 @@ describe('publicadorForaDoPedido', () => {
     assert.equal((await tarefas.load('pronta', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
+  it('a save that fails rejects the call, and leaves nothing unheard that would end the process', async () => {
+    const memoria = new TarefasEmMemoria(10);
+    const anonimo = new ServerCallContext();
+    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
+    const quebrada = new TarefasEmMemoria(10);
+    quebrada.load = (id, contexto) => memoria.load(id, contexto);
+    quebrada.save = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+    const naoOuvidas: unknown[] = [];
+    const ouvir = (razao: unknown) => naoOuvidas.push(razao);
+    process.on('unhandledRejection', ouvir);
+    try {
+      const publicar = publicadorForaDoPedido(emMemoria(quebrada), { send: () => Promise.resolve() });
+      await assert.rejects(
+        publicar('pausada', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), () => Promise.resolve()),
+        {
+          name: 'BancoIndisponivel',
+        },
+      );
+      // Unhandled rejections are reported after the microtasks of the turn that made them.
+      await new Promise((resolver) => setImmediate(resolver));
+      assert.deepEqual(naoOuvidas, []);
+    } finally {
+      process.off('unhandledRejection', ouvir);
+    }
+  });
+
   it('finds and ends a Task of another tenant as its owner', async () => {
     const memoria = new TarefasEmMemoria(10);
     const dono: Dono = { tenant: 'acme', usuario: 'unknown' };

@@ -299,6 +299,33 @@ describe('Ponte', () => {
     }
   });
 
+  it("a replay's own failure proves nothing of the earlier attempt: the booking stays uncertain, never failed or released", async () => {
+    for (const falha of [
+      falhaDeRede('ECONNREFUSED'),
+      new ProtocolError(ProtocolErrorCode.InternalError, 'Banco de reservas indisponivel'),
+      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
+    ]) {
+      const primeira = await montar([falha]).ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO, true);
+      assert.equal(primeira.estado, 'incerto', primeira.mensagem);
+      const { ponte } = montar([pausa(['a']), falha]);
+      const pausa1 = pausaDe(await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO));
+      const resposta = await ponte.responder(pausa1, { action: 'accept', content: { sala: 'a' } }, pausa1.trace, true);
+      assert.equal(resposta.estado, 'incerto', resposta.mensagem);
+    }
+    // A refused state is final even on a replay; a read-only request has nothing to be uncertain about.
+    const { ponte } = montar([pausa(['a']), new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState invalido')]);
+    const pausa2 = pausaDe(await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO));
+    assert.equal((await ponte.responder(pausa2, { action: 'accept', content: { sala: 'a' } }, pausa2.trace, true)).estado, 'falhou');
+    const listar = await montar([falhaDeRede('ECONNREFUSED')], ['listar_salas']).ponte.atender(
+      't',
+      { texto: 'listar salas' },
+      novoTrace(),
+      DONO_ANONIMO,
+      true,
+    );
+    assert.equal(listar.estado, 'falhou');
+  });
+
   it('a refused state ends the Task: answering again cannot help', async () => {
     const { ponte } = montar([pausa(['a']), new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState invalido')]);
     const desfecho = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
