@@ -107,13 +107,14 @@ function causas(erro: unknown): unknown[] {
 }
 
 /**
- * Whether a failed call may have had its effect. A JSON-RPC error is the
- * server's own answer (our server aborts what it answers as failed: see
- * its statement_timeout); a refused connection or an HTTP 4xx never ran
- * the tool. A timeout, a connection lost after sending, a 5xx: it may have.
+ * Whether a failed call may have had its effect. A refused connection, an
+ * HTTP 4xx or a JSON-RPC refusal (invalid params, unknown method...) never
+ * ran the tool. A timeout, a connection lost after sending, a 5xx, and an
+ * internal error (-32603: the server's database answered an error, maybe
+ * after a commit whose acknowledgement was lost): it may have.
  */
 function talvezFeita(erro: unknown): boolean {
-  if (erro instanceof ProtocolError) return false;
+  if (erro instanceof ProtocolError) return erro.code === (ProtocolErrorCode.InternalError as number);
   if (erro instanceof SdkHttpError) return erro.status >= 500;
   return !causas(erro).some((causa) => {
     const codigo = typeof causa === 'object' && causa !== null && 'code' in causa ? causa.code : undefined;
@@ -271,7 +272,7 @@ export class Ponte {
       if (erro instanceof SemDesfecho || (semDesfechoSeFalhar && !final))
         return {
           estado: 'incerto',
-          mensagem: `Sem resposta do servidor MCP em ${this.mcp.url.href} (${textoDoErro(erro)}): a reserva pode ter sido feita. A Task segue em andamento e o agente repete a mesma chamada, que o servidor nao executa duas vezes, ate ter o desfecho.`,
+          mensagem: `Sem desfecho do servidor MCP em ${this.mcp.url.href} (${textoDoErro(erro)}): a reserva pode ter sido feita. A Task segue em andamento e o agente repete a mesma chamada, que o servidor nao executa duas vezes, ate ter o desfecho.`,
         };
       const outro = antes?.(erro);
       if (outro) return outro;

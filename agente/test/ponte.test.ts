@@ -266,15 +266,16 @@ describe('Ponte', () => {
     assert.equal(mcp.chamadas[2]?.continuacao?.requestState, 'estado-2');
   });
 
-  it('a booking whose outcome never arrived is uncertain, never failed: a timeout, a connection lost after sending, a 5xx', async () => {
+  it('a booking whose outcome never arrived is uncertain, never failed: a timeout, a connection lost after sending, an internal error', async () => {
     for (const falha of [
       new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
       falhaDeRede('ECONNRESET'),
       falhaDeRede('UND_ERR_SOCKET'),
+      new ProtocolError(ProtocolErrorCode.InternalError, 'Banco de reservas indisponivel'),
     ]) {
       const primeira = await montar([falha]).ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO);
       assert.equal(primeira.estado, 'incerto', primeira.mensagem);
-      assert.match(primeira.mensagem, /^Sem resposta do servidor MCP em http:\/\/mcp\.test\/mcp \(.+\): a reserva pode ter sido feita\./);
+      assert.match(primeira.mensagem, /^Sem desfecho do servidor MCP em http:\/\/mcp\.test\/mcp \(.+\): a reserva pode ter sido feita\./);
       const { ponte } = montar([pausa(['a']), falha]);
       const continuacao = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
       assert.equal(continuacao.estado, 'incerto', continuacao.mensagem);
@@ -284,10 +285,7 @@ describe('Ponte', () => {
   it('an answer that provably did nothing keeps the question, saying why and that it can be sent again', async () => {
     for (const [falha, motivo] of [
       [falhaDeRede('ECONNREFUSED'), /^O servidor MCP esta inalcancavel em http:\/\/mcp\.test\/mcp \(fetch failed\)\./],
-      [
-        new ProtocolError(ProtocolErrorCode.InternalError, 'Banco de reservas indisponivel'),
-        /^O servidor MCP nao concluiu a resposta \(-32603/,
-      ],
+      [new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found'), /^O servidor MCP nao concluiu a resposta \(-32601/],
     ] as const) {
       const { ponte } = montar([pausa(['a', 'b']), falha]);
       const desfecho = await responder(ponte, await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO), 'escolha=a');
