@@ -14,7 +14,7 @@ import {
   type PushNotificationStore,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { A2AError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { Kysely } from 'kysely';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
@@ -259,6 +259,22 @@ export class TarefasEmMemoria implements TaskStore {
   }
 }
 
+/**
+ * A terminal state nobody of ours asked for (the SDK ends a Task FAILED by
+ * itself when an execution throws or a later save fails) is refused while
+ * the Task has an open step: a claimed step may have booked, and the sweep
+ * gives it its real outcome; a pause is still answerable. The Task then
+ * keeps the state it had, and the request that failed says so.
+ */
+const semPassoAberto =
+  (taskId: string): Junto =>
+  async (pausas) => {
+    if (await pausas.ler(taskId))
+      throw new A2AError(
+        `A Task ${taskId} tem um passo aberto (uma pergunta ou uma chamada que pode ter reservado): ela nao termina por uma falha deste pedido.`,
+      );
+  };
+
 /** Waits for one state of one Task to be stored, and what goes with it. */
 interface Espera {
   readonly estado: TaskState;
@@ -285,13 +301,16 @@ export class TarefasDaPonte implements TaskStore {
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const esperas = this.esperas.get(task.id) ?? [];
-    const junto = esperas.find((espera) => espera.estado === task.status?.state && espera.junto)?.junto;
+    const junto =
+      esperas.find((espera) => espera.estado === task.status?.state && espera.junto)?.junto ??
+      (terminal(task) ? semPassoAberto(task.id) : undefined);
     try {
       if (junto)
         await noBanco(
           this.juntos(async (tarefas, pausas) => {
-            await tarefas.save(task, context);
+            // The step's change first: in memory, a change refused leaves the Task as it was, as a rollback does in SQL.
             await junto(pausas);
+            await tarefas.save(task, context);
           }),
         );
       else await noBanco(this.tarefas.save(task, context));

@@ -76,10 +76,11 @@ export function avisoDeEstado(task: Task): StreamResponse {
 
 const agora = () => new Date().toISOString();
 
-/** A UUID-shaped id, the same for the same Task and name. */
+/** A UUID the same for the same Task and name: version 8 (RFC 9562, built from a hash), with the variant bits set. */
 function idDoArtefato(taskId: string, nome: string): string {
   const hex = createHash('sha256').update(`${taskId}\0${nome}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  const variante = (8 | (parseInt(hex.charAt(16), 16) & 3)).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variante}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });

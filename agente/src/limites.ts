@@ -112,6 +112,19 @@ export class Passos {
     return (pausas) => pausas.apagar(taskId);
   }
 
+  /**
+   * depoisDo for a step this agent claimed: written only if the claim is
+   * still this agent's. A step slower than its lease may have been claimed
+   * and replayed by a sweep meanwhile; that replay's outcome stands.
+   */
+  depoisDoReivindicado(taskId: string, desfecho: Desfecho, passo: Passo, resposta?: ElicitResult): Junto {
+    const depois = this.depoisDo(taskId, desfecho, passo, resposta);
+    return async (pausas) => {
+      if ((await pausas.ler(taskId))?.reivindicacao?.por !== this.por) throw passoOcupado(taskId);
+      await depois(pausas);
+    };
+  }
+
   /** Keeps a new question for the Task, dated now. */
   abrir(taskId: string, pergunta: Pergunta): Junto {
     return (pausas) => pausas.guardar(taskId, { ...pergunta, criadaEm: this.agora() });
@@ -140,7 +153,7 @@ export class Passos {
   ): Promise<number> {
     let mudadas = 0;
     for (;;) {
-      const ids = await this.base.ate(this.agora() - this.limites.validadeMs, LOTE_DA_VARREDURA);
+      const ids = await this.base.ate(this.agora() - this.validade, LOTE_DA_VARREDURA);
       const nesteLote = await this.descartarAs(publicar, ids, MENSAGEM_DE_PAUSA_EXPIRADA);
       mudadas += nesteLote;
       // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
@@ -210,7 +223,7 @@ export class Passos {
       taskId,
       dono,
       (eventos) => eventosDo(desfecho, eventos),
-      this.depoisDo(taskId, desfecho, passo, resposta),
+      this.depoisDoReivindicado(taskId, desfecho, passo, resposta),
     );
     if (!publicado) await this.base.apagar(taskId);
     return desfecho.estado;
@@ -243,6 +256,15 @@ export class Passos {
   }
 
   private expirou(pausa: Pausa): boolean {
-    return this.agora() - pausa.criadaEm >= this.limites.validadeMs;
+    return this.agora() - pausa.criadaEm >= this.validade;
+  }
+
+  /**
+   * How long a pause is answerable: its requestState's lifetime less one
+   * claim (at most half of it). An answer whose call goes uncertain must
+   * still be replayable before the server stops accepting the state.
+   */
+  private get validade(): number {
+    return this.limites.validadeMs - Math.min(this.limites.prazoMs, this.limites.validadeMs / 2);
   }
 }

@@ -238,11 +238,12 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
   };
   const falhada = (mensagem: string) => `TASK_STATE_FAILED: ${mensagem}`;
 
-  it('dates each new question with its clock, and says when a pause outlived its requestState', async () => {
+  it('dates each new question with its clock, and says when a pause is too old to answer: its requestState less one claim', async () => {
     const { base, passos, avancar } = montar(10);
     await passos.abrir('t', pergunta)(base);
     assert.equal((await passos.ler('t'))?.passo.criadaEm, 1_000_000);
-    avancar(599_999);
+    // 600 s of requestState, less the 60 s an uncertain answer may need to be replayed.
+    avancar(539_999);
     assert.equal((await passos.ler('t'))?.expirada, false);
     avancar(1);
     assert.equal((await passos.ler('t'))?.expirada, true);
@@ -298,6 +299,18 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
     await respondendo;
     assert.equal(await passos.varrer(ponte, publicar), 1);
     assert.deepEqual(publicados[0]?.eventos, [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)]);
+  });
+
+  it("a claimed step's outcome is written only while the claim is still this agent's", async () => {
+    const { base, passos } = montar(10);
+    const falhou: Desfecho = { estado: 'falhou', mensagem: 'x' };
+    await passos.reivindicarPedido('meu', passos.pedido(pedidoNovo(0)))(base);
+    await passos.depoisDoReivindicado('meu', falhou, pedidoNovo(0))(base);
+    assert.equal(await base.ler('meu'), undefined);
+    // Slower than its lease, its step replayed by another agent's sweep: that outcome stands.
+    await base.guardar('tomado', pedidoNovo(0), { por: 'outro', ate: Number.MAX_SAFE_INTEGER });
+    await assert.rejects(passos.depoisDoReivindicado('tomado', falhou, pedidoNovo(0))(base), /ja esta sendo respondida por outra chamada/);
+    assert.equal((await base.ler('tomado'))?.reivindicacao?.por, 'outro');
   });
 
   it('replays a step whose claim ran out, with the same request or answer, and stores its outcome with the step', async () => {
@@ -495,6 +508,24 @@ describe('Task stores', () => {
     await tarefas.save(tarefa('t', TaskState.TASK_STATE_COMPLETED), contexto);
     await gravado;
     assert.equal((await tarefas.load('t', contexto))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('TarefasDaPonte: a terminal state nobody of ours asked for is refused while the Task has an open step', async () => {
+    const memoria = new TarefasEmMemoria(10);
+    const pausas = new PausasEmMemoria();
+    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas));
+    const contexto = new ServerCallContext();
+    await tarefas.save(tarefa('t', TaskState.TASK_STATE_WORKING), contexto);
+    await pausas.guardar('t', pausa(1), { por: 'outro', ate: 10 });
+    // As the SDK ends a Task FAILED by itself when an execution throws: the claimed step may have booked.
+    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_FAILED), contexto), /tem um passo aberto/);
+    assert.equal((await tarefas.load('t', contexto))?.status?.state, TaskState.TASK_STATE_WORKING);
+    // Ours, with the step's change, goes through; and with no step, so does any terminal state.
+    const concluida = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED, (p) => p.apagar('t'));
+    await tarefas.save(tarefa('t', TaskState.TASK_STATE_COMPLETED), contexto);
+    await concluida;
+    await tarefas.save(tarefa('u', TaskState.TASK_STATE_FAILED), contexto);
+    assert.equal((await tarefas.load('u', contexto))?.status?.state, TaskState.TASK_STATE_FAILED);
   });
 
   it('TarefasDaPonte: a store that fails is reported as "banco indisponivel", to the caller and to whoever waits', async () => {
