@@ -353,6 +353,18 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
   });
 });
 
+/** Takes the Task's turn and holds it until `soltar`; resolves once inside. */
+async function segurarVez(exclusao: Exclusao, taskId: string): Promise<{ soltar: () => void; segura: Promise<unknown> }> {
+  const { promessa: dentro, resolver: entrou } = adiado();
+  const { promessa: liberada, resolver: soltar } = adiado();
+  const segura = exclusao.com(taskId, () => {
+    entrou();
+    return liberada;
+  });
+  await dentro;
+  return { soltar, segura };
+}
+
 describe('Task turns', () => {
   /** Two works in one Task's turn never overlap; a second Task is not held up. */
   async function provarExclusao(a: Exclusao, b: Exclusao) {
@@ -371,13 +383,7 @@ describe('Task turns', () => {
       assert.ok(comeco !== undefined && fim !== undefined, registro.join(' '));
       assert.equal(comeco.slice(0, -1), fim.slice(0, -1), registro.join(' '));
     }
-    const { promessa: dentro, resolver: entrou } = adiado();
-    const { promessa: liberada, resolver: soltar } = adiado();
-    const segura = a.com('t', () => {
-      entrou();
-      return liberada;
-    });
-    await dentro;
+    const { soltar, segura } = await segurarVez(a, 't');
     assert.equal(await b.seLivre('t', () => Promise.resolve('entrou')), undefined, 'busy elsewhere');
     assert.equal(await b.seLivre('outra', () => Promise.resolve('entrou')), 'entrou');
     soltar();
@@ -415,13 +421,7 @@ describe('Task turns', () => {
       new ExclusaoNoPostgres(new pg.Pool({ connectionString: url, max: 3 }), 200),
     ];
     try {
-      const { promessa: dentro, resolver: entrou } = adiado();
-      const { promessa: liberada, resolver: soltar } = adiado();
-      const segura = a.com('t', () => {
-        entrou();
-        return liberada;
-      });
-      await dentro;
+      const { soltar, segura } = await segurarVez(a, 't');
       const recusa = await b
         .com('t', () => Promise.resolve('entrou'))
         .then(
