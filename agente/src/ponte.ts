@@ -138,6 +138,13 @@ function respostaPara(escolha: Escolha | Ilegivel, alternativas: readonly string
 /** An expected failure whose message is meant for the client as it is. */
 class Recusa extends Error {}
 
+/**
+ * A refusal found before the call was sent (the tool not listed, the
+ * policy without its version): on a replay it says nothing of the earlier
+ * attempt, which may have booked before the server changed.
+ */
+class RecusaAntesDaChamada extends Recusa {}
+
 export class Ponte {
   constructor(private readonly mcp: Mcp) {}
 
@@ -222,7 +229,7 @@ export class Ponte {
   ): Promise<ResultadoDaFerramenta> {
     const ferramentas = await this.mcp.ferramentas(traceparentFilho(trace));
     if (!ferramentas.some((oferecida) => oferecida.name === ferramenta)) {
-      throw new Recusa(`O servidor MCP nao oferece a ferramenta ${ferramenta}.`);
+      throw new RecusaAntesDaChamada(`O servidor MCP nao oferece a ferramenta ${ferramenta}.`);
     }
     if (chave === undefined) return this.mcp.chamar(ferramenta, argumentos, traceparentFilho(trace));
     return this.comEfeito(() =>
@@ -246,7 +253,7 @@ export class Ponte {
    */
   private async versaoDaPolitica(trace: Trace): Promise<string> {
     const versao = versaoDaPolitica(await this.mcp.lerTexto(URI_DA_POLITICA, traceparentFilho(trace)));
-    if (!versao) throw new Recusa(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
+    if (!versao) throw new RecusaAntesDaChamada(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
     return versao;
   }
 
@@ -255,8 +262,8 @@ export class Ponte {
    * agent keeps serving. `semDesfechoSeFalhar`: this replays a booking an
    * earlier attempt may have made, so a failure of this attempt (refused,
    * unreachable, the server's database down) says nothing of that one: the
-   * outcome stays uncertain. Only a refused state or our own refusal are
-   * final. `antes` may turn a failure into another outcome (a question
+   * outcome stays uncertain. Only a refused state, or our own refusal of
+   * what the server answered, are final. `antes` may turn a failure into another outcome (a question
    * kept); undefined leaves it to the rules below.
    */
   private async falando(
@@ -268,7 +275,9 @@ export class Ponte {
       return await conversa();
     } catch (erro) {
       if (erro instanceof BancoIndisponivel) throw erro;
-      const final = erro instanceof Recusa || (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS);
+      const final =
+        (erro instanceof Recusa && !(erro instanceof RecusaAntesDaChamada)) ||
+        (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS);
       if (erro instanceof SemDesfecho || (semDesfechoSeFalhar && !final))
         return {
           estado: 'incerto',

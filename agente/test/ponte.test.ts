@@ -314,6 +314,9 @@ describe('Ponte', () => {
     const { ponte } = montar([pausa(['a']), new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState invalido')]);
     const pausa2 = pausaDe(await ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO));
     assert.equal((await ponte.responder(pausa2, { action: 'accept', content: { sala: 'a' } }, pausa2.trace, true)).estado, 'falhou');
+    // The tool gone from the list before the replay: the earlier attempt may still have booked.
+    const semFerramenta = await montar([], ['listar_salas']).ponte.atender('t', PEDIDO, novoTrace(), DONO_ANONIMO, true);
+    assert.equal(semFerramenta.estado, 'incerto', semFerramenta.mensagem);
     const listar = await montar([falhaDeRede('ECONNREFUSED')], ['listar_salas']).ponte.atender(
       't',
       { texto: 'listar salas' },
