@@ -19,7 +19,7 @@ import { DONO_ANONIMO } from './escopo.js';
 import type { Eventos } from './eventos.js';
 import type { Exclusao } from './exclusao.js';
 import { ehPedido, type Pausa, type Pausas, type Passo, type PassoGuardado, type Pedido } from './pausas.js';
-import type { Desfecho, Pergunta, Ponte } from './ponte.js';
+import { linhaDeAlternativas, type Desfecho, type Pergunta, type Ponte } from './ponte.js';
 
 export interface Limites {
   readonly maxPausadas: number;
@@ -202,7 +202,7 @@ export class Passos {
     taskId: string,
     ponte: Pick<Ponte, 'atender' | 'responder'>,
     publicar: PublicarForaDoPedido,
-  ): Promise<Desfecho['estado'] | 'solta' | undefined> {
+  ): Promise<Desfecho['estado'] | undefined> {
     const guardado = await this.base.ler(taskId);
     const anterior = guardado?.reivindicacao;
     if (!guardado || !anterior || anterior.ate >= this.agora()) return undefined;
@@ -210,14 +210,12 @@ export class Passos {
     const resposta = anterior.resposta as ElicitResult | undefined;
     const passo = await this.base.reivindicar(taskId, this.reivindicacao(resposta), this.agora());
     if (!passo) return undefined;
-    let desfecho: Desfecho;
-    if (ehPedido(passo)) desfecho = await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono, true);
-    else if (resposta) desfecho = await ponte.responder(passo, resposta, passo.trace, true);
-    else {
-      // A pause claimed with no answer recorded has nothing to replay: it is released as it was.
-      await this.base.guardar(taskId, passo);
-      return 'solta';
-    }
+    const desfecho: Desfecho = ehPedido(passo)
+      ? await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono, true)
+      : resposta
+        ? await ponte.responder(passo, resposta, passo.trace, true)
+        : // A pause claimed with no answer recorded has nothing to replay: the same question, answerable again.
+          { estado: 'pausada', mensagem: linhaDeAlternativas(passo.alternativas), dados: { alternativas: passo.alternativas } };
     const dono = passo.dono ?? DONO_ANONIMO;
     const publicado = await publicar(
       taskId,
