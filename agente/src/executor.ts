@@ -7,16 +7,15 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import type { ElicitResult } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
 import type { FioMcp } from './fio.js';
 import { Eventos } from './eventos.js';
-import type { PublicarForaDoPedido, TarefasDaPonte } from './armazenamento.js';
+import type { Junto, PublicarForaDoPedido, TarefasDaPonte } from './armazenamento.js';
 import type { Exclusao } from './exclusao.js';
 import type { Entrada } from './intencao.js';
 import { ESTADO_DO_DESFECHO, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './limites.js';
-import { ehPedido, type Passo } from './pausas.js';
+import { ehPedido } from './pausas.js';
 import { MENSAGEM_SEM_PAUSA, type Desfecho, type Ponte } from './ponte.js';
 import { lerTraceparent, novoTrace, type Trace } from './trace.js';
 
@@ -92,11 +91,13 @@ export class Executor implements AgentExecutor {
       this.tarefas.gravado(taskId, TaskState.TASK_STATE_SUBMITTED, this.passos.reivindicarPedido(taskId, pedido)),
       this.tarefas.gravado(taskId, TaskState.TASK_STATE_WORKING),
     ]);
+    // Heard even if publishing throws first; awaited below.
+    registrada.catch(() => undefined);
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
     const desfecho = await this.ponte.atender(taskId, pedido.pedido, pedido.trace, pedido.dono);
-    await this.concluir(eventos, bus, desfecho, pedido);
+    await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pedido));
   }
 
   private async continuar(contexto: RequestContext, task: Task, bus: ExecutionEventBus): Promise<void> {
@@ -109,11 +110,15 @@ export class Executor implements AgentExecutor {
     const { taskId } = contexto;
     const eventos = new Eventos(taskId, contexto.contextId);
     const guardado = await this.passos.ler(taskId);
-    if (!guardado || ehPedido(guardado.passo)) return this.concluir(eventos, bus, { estado: 'falhou', mensagem: MENSAGEM_SEM_PAUSA });
-    if (guardado.expirada) return this.concluir(eventos, bus, { estado: 'falhou', mensagem: MENSAGEM_DE_PAUSA_EXPIRADA });
+    const semPergunta = (mensagem: string) => {
+      const falhou: Desfecho = { estado: 'falhou', mensagem };
+      return this.concluir(eventos, bus, falhou, this.passos.depoisDo(taskId, falhou, undefined));
+    };
+    if (!guardado || ehPedido(guardado.passo)) return semPergunta(MENSAGEM_SEM_PAUSA);
+    if (guardado.expirada) return semPergunta(MENSAGEM_DE_PAUSA_EXPIRADA);
     const pausa = guardado.passo;
     const escolha = this.ponte.escolher(pausa, entradaDe(contexto), perguntaDa(task));
-    if ('estado' in escolha) return this.concluir(eventos, bus, escolha, pausa);
+    if ('estado' in escolha) return this.concluir(eventos, bus, escolha, this.passos.depoisDo(taskId, escolha, pausa));
     // The answer is claimed with the WORKING state, in one write, before MCP hears it.
     const reivindicada = this.tarefas.gravado(
       taskId,
@@ -123,7 +128,7 @@ export class Executor implements AgentExecutor {
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await reivindicada;
     const desfecho = await this.ponte.responder(pausa, escolha.resposta, traceDaRequisicao(contexto) ?? pausa.trace);
-    await this.concluir(eventos, bus, desfecho, pausa, escolha.resposta);
+    await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pausa, escolha.resposta));
   }
 
   /**
@@ -131,15 +136,8 @@ export class Executor implements AgentExecutor {
    * it is stored, not merely published. A failed save is the SDK's to
    * report: the step stays claimed, and the sweep replays it.
    */
-  private async concluir(
-    eventos: Eventos,
-    bus: ExecutionEventBus,
-    desfecho: Desfecho,
-    passo?: Passo,
-    resposta?: ElicitResult,
-  ): Promise<void> {
+  private async concluir(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho, depois: Junto): Promise<void> {
     const { taskId } = eventos;
-    const depois = this.passos.depoisDo(taskId, desfecho, passo, resposta);
     const gravado = this.tarefas.gravado(taskId, ESTADO_DO_DESFECHO[desfecho.estado], depois).catch(() => undefined);
     for (const evento of eventosDo(desfecho, eventos)) bus.publish(evento);
     bus.finished();

@@ -122,7 +122,7 @@ export class ClienteMcp {
     /** MCP_TOKEN, sent as `Authorization: Bearer` on every request by the SDK's transport. */
     private readonly token?: string,
     private readonly aoTrocar?: AoTrocar,
-    /** How long a tools/call is waited for; past it the outcome is unknown (AGENTE_MCP_TIMEOUT_SECONDS). */
+    /** How long each request is waited for (AGENTE_MCP_TIMEOUT_SECONDS): past it, a tools/call's outcome is unknown. */
     private readonly prazoMs = 30_000,
   ) {}
 
@@ -151,12 +151,14 @@ export class ClienteMcp {
 
   /** tools/list, served from the SDK's cache while the server's ttlMs says it is fresh. */
   async ferramentas(traceparent: string): Promise<Tool[]> {
-    const { tools } = await (await this.cliente()).listTools({ _meta: { [TRACEPARENT_META_KEY]: traceparent } });
+    const { tools } = await (await this.cliente()).listTools({ _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs });
     return tools;
   }
 
   async lerTexto(uri: string, traceparent: string): Promise<string> {
-    const { contents } = await (await this.cliente()).readResource({ uri, _meta: { [TRACEPARENT_META_KEY]: traceparent } });
+    const { contents } = await (
+      await this.cliente()
+    ).readResource({ uri, _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs });
     const texto = contents.find((conteudo): conteudo is TextResourceContents => 'text' in conteudo);
     if (!texto) throw new Error(`${uri} sem conteudo de texto`);
     return texto.text;
