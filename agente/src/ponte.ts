@@ -122,6 +122,9 @@ function talvezFeita(erro: unknown): boolean {
   });
 }
 
+/** The server's own refusal, as a failed Task says it. */
+const recusado = (erro: ProtocolError) => `O servidor MCP recusou o pedido (${String(erro.code)}: ${erro.message}).`;
+
 const textoDoErro = (erro: unknown) => (erro instanceof Error ? erro.message : String(erro));
 
 /** A booking call that may have booked: the step must be replayed, never failed. */
@@ -209,7 +212,8 @@ export class Ponte {
       repeticao,
       (erro) => {
         // The state was refused (expired, most likely): answering again cannot help.
-        if (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS) return undefined;
+        if (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS)
+          return falhou(`${recusado(erro)} A pergunta pode ter expirado: envie o pedido de novo.`);
         if (erro instanceof ProtocolError)
           return naoFeita(`O servidor MCP nao concluiu a resposta (${String(erro.code)}: ${erro.message}).`);
         const recusadas = credenciaisRecusadas(erro, this.mcp.url);
@@ -263,8 +267,8 @@ export class Ponte {
    * earlier attempt may have made, so a failure of this attempt (refused,
    * unreachable, the server's database down) says nothing of that one: the
    * outcome stays uncertain. Only a refused state, or our own refusal of
-   * what the server answered, are final. `antes` may turn a failure into another outcome (a question
-   * kept); undefined leaves it to the rules below.
+   * what the server answered, are final. `antes` may turn a failure into
+   * another outcome (a question kept); undefined leaves it to the rules below.
    */
   private async falando(
     conversa: () => Promise<Desfecho>,
@@ -286,10 +290,7 @@ export class Ponte {
       const outro = antes?.(erro);
       if (outro) return outro;
       if (erro instanceof Recusa) return falhou(erro.message);
-      if (erro instanceof ProtocolError) {
-        const dica = antes && erro.code === PARAMETROS_INVALIDOS ? ' A pergunta pode ter expirado: envie o pedido de novo.' : '';
-        return falhou(`O servidor MCP recusou o pedido (${erro.code}: ${erro.message}).${dica}`);
-      }
+      if (erro instanceof ProtocolError) return falhou(recusado(erro));
       const recusadas = credenciaisRecusadas(erro, this.mcp.url);
       if (recusadas) return falhou(recusadas);
       const mensagem = textoDoErro(erro);
