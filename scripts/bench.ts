@@ -121,9 +121,9 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const coletar = (globalThis as { gc?: () => void }).gc;
   if (!coletar) throw new Error('rode com node --expose-gc (npm run bench ja faz isso)');
   const { Task } = await import('@a2a-js/sdk');
-  const { TarefasEmMemoria } = await import('../agente/src/armazenamento.js');
+  const { TarefasEmMemoria } = await import('../agente/src/armazenamento/armazenamento.js');
   const { ServerCallContext } = await import('@a2a-js/sdk/server');
-  const { PausasEmMemoria } = await import('../agente/src/pausas.js');
+  const { PausasEmMemoria } = await import('../agente/src/armazenamento/pausas.js');
   const postar = async (url: string, headers: Record<string, string>, body: string) =>
     (await fetch(url, { method: 'POST', headers, body })).text();
   const modelo = Task.fromJSON(

@@ -9,20 +9,20 @@ import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import express from 'express';
-import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './card.js';
+import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './a2a/card.js';
 import { lerConfiguracao } from './config.js';
-import { CAMINHOS, LINKS, publicar } from './descoberta.js';
-import { Executor } from './executor.js';
-import { ClienteMcp, credenciaisRecusadas } from './mcp-cliente.js';
-import { Passos } from './limites.js';
-import { abrirArmazenamento, publicadorForaDoPedido, TarefasDaPonte, type Armazenamento } from './armazenamento.js';
-import { criarPortaria } from './acesso.js';
-import { CAMINHO_CONSOLE, servirConsole } from './console.js';
-import { FioMcp } from './fio.js';
-import { Atendimento } from './atendimento.js';
-import { Avisos } from './avisos.js';
-import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http.js';
-import { Ponte } from './ponte.js';
+import { CAMINHOS, LINKS, publicar } from './http/descoberta.js';
+import { Executor } from './a2a/executor.js';
+import { ClienteMcp, credenciaisRecusadas } from './mcp/cliente.js';
+import { Passos } from './a2a/passos.js';
+import { abrirArmazenamento, publicadorForaDoPedido, TarefasDaPonte, type Armazenamento } from './armazenamento/armazenamento.js';
+import { criarPortaria } from './http/acesso.js';
+import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
+import { FioMcp } from './console/fio.js';
+import { Atendimento } from './a2a/atendimento.js';
+import { Avisos } from './push/avisos.js';
+import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { Ponte } from './ponte/ponte.js';
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
 const contextoA2A: ServerCallContextBuilder = (opcoes) =>

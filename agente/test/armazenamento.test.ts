@@ -31,15 +31,15 @@ import {
   TarefasDaPonte,
   TarefasEmMemoria,
   type PublicarForaDoPedido,
-} from '../src/armazenamento.js';
-import { BancoIndisponivel } from '../src/banco.js';
-import { DONO_ANONIMO, type Dono } from '../src/escopo.js';
-import { Eventos } from '../src/eventos.js';
-import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/exclusao.js';
-import { MENSAGEM_DE_PAUSA_EXPIRADA, Passos, mensagemDeExcesso } from '../src/limites.js';
-import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type Pedido, type TabelaDePausas } from '../src/pausas.js';
-import type { Desfecho, Pergunta, Ponte } from '../src/ponte.js';
-import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/webhooks.js';
+} from '../src/armazenamento/armazenamento.js';
+import { BancoIndisponivel } from '../src/armazenamento/banco.js';
+import { DONO_ANONIMO, type Dono } from '../src/a2a/escopo.js';
+import { Eventos } from '../src/a2a/eventos.js';
+import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/armazenamento/exclusao.js';
+import { MENSAGEM_DE_PAUSA_EXPIRADA, Passos, mensagemDeExcesso } from '../src/a2a/passos.js';
+import { PausasEmMemoria, PausasNoBanco, type Pausa, type Pausas, type Pedido, type TabelaDePausas } from '../src/armazenamento/pausas.js';
+import type { Desfecho, Pergunta, Ponte } from '../src/ponte/ponte.js';
+import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 /** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */

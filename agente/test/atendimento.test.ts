@@ -18,13 +18,13 @@ import {
 } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento.js';
-import { Atendimento } from '../src/atendimento.js';
-import { agentCard } from '../src/card.js';
-import { Eventos } from '../src/eventos.js';
-import { ExclusaoLocal } from '../src/exclusao.js';
-import { PausasEmMemoria } from '../src/pausas.js';
-import { WebhooksEmMemoria } from '../src/webhooks.js';
+import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento/armazenamento.js';
+import { Atendimento } from '../src/a2a/atendimento.js';
+import { agentCard } from '../src/a2a/card.js';
+import { Eventos } from '../src/a2a/eventos.js';
+import { ExclusaoLocal } from '../src/armazenamento/exclusao.js';
+import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
+import { WebhooksEmMemoria } from '../src/push/webhooks.js';
 
 /** Publishes the new Task and WORKING, then waits for `liberar` before it completes. */
 class ExecutorRoteirizado implements AgentExecutor {

@@ -6,7 +6,7 @@ import { StreamResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { InMemoryPushNotificationStore, ServerCallContext, type PushNotificationStore } from '@a2a-js/sdk/server';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { escutar } from 'compartilhado/processo';
-import { Avisos, destinoRecusado, type OpcoesDosAvisos } from '../src/avisos.js';
+import { Avisos, destinoRecusado, type OpcoesDosAvisos } from '../src/push/avisos.js';
 import { lerConfiguracao } from '../src/config.js';
 
 const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1']);

@@ -14,8 +14,8 @@ import { a2a, enviar, estado, mensagem, obter, pedido, reservaDe, tarefa } from 
 import { chamar, estruturado } from '../../test/apoio/mcp.js';
 import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte } from '../../test/apoio/processos.js';
 import { intermediario } from '../../test/apoio/intermediario.js';
-import { MENSAGEM_FORA_DO_FORMATO } from '../src/intencao.js';
-import { mensagemDeExcesso } from '../src/limites.js';
+import { MENSAGEM_FORA_DO_FORMATO } from '../src/salas/intencao.js';
+import { mensagemDeExcesso } from '../src/a2a/passos.js';
 import { iniciarPostgres } from '../../scripts/postgres.js';
 
 const dia = (n: number) => `2027-03-${String(n).padStart(2, '0')}`;

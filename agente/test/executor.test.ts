@@ -9,13 +9,13 @@ import {
   ServerCallContext,
   type AgentExecutionEvent,
 } from '@a2a-js/sdk/server';
-import { ExclusaoLocal, type Exclusao } from '../src/exclusao.js';
-import { Executor } from '../src/executor.js';
-import { Passos } from '../src/limites.js';
-import { PausasEmMemoria } from '../src/pausas.js';
-import { Ponte, type Desfecho } from '../src/ponte.js';
-import type { TarefasDaPonte } from '../src/armazenamento.js';
-import type { Trace } from '../src/trace.js';
+import { ExclusaoLocal, type Exclusao } from '../src/armazenamento/exclusao.js';
+import { Executor } from '../src/a2a/executor.js';
+import { Passos } from '../src/a2a/passos.js';
+import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
+import { Ponte, type Desfecho } from '../src/ponte/ponte.js';
+import type { TarefasDaPonte } from '../src/armazenamento/armazenamento.js';
+import type { Trace } from '../src/ponte/trace.js';
 
 const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));
 

@@ -1,7 +1,7 @@
 /** FioMcp: the MCP exchanges kept per Task for the console, sealed when read, bounded, forgotten with the Task. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { FioMcp, LIMITE_DE_CARACTERES, TROCAS_POR_TASK } from '../src/fio.js';
+import { FioMcp, LIMITE_DE_CARACTERES, TROCAS_POR_TASK } from '../src/console/fio.js';
 
 const pedido = (id: number, extra: object = {}) =>
   JSON.stringify({

@@ -7,8 +7,8 @@ import {
   MENSAGEM_ESCOLHA_FORA_DO_FORMATO,
   MENSAGEM_FORA_DO_FORMATO,
   type Entrada,
-} from '../src/intencao.js';
-import { lerTraceparent, novoTrace, traceparentFilho } from '../src/trace.js';
+} from '../src/salas/intencao.js';
+import { lerTraceparent, novoTrace, traceparentFilho } from '../src/ponte/trace.js';
 
 const texto = (valor: string): Entrada => ({ texto: valor });
 const dados = (valor: unknown): Entrada => ({ texto: '', dados: valor });

@@ -2,15 +2,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ClienteMcp, Continuacao, ResultadoDaFerramenta } from '../src/mcp-cliente.js';
+import type { ClienteMcp, Continuacao, ResultadoDaFerramenta } from '../src/mcp/cliente.js';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { META_IDEMPOTENCIA } from 'compartilhado/contrato';
-import { Ponte, type Desfecho } from '../src/ponte.js';
-import { MENSAGEM_ESCOLHA_FORA_DO_FORMATO } from '../src/intencao.js';
+import { Ponte, type Desfecho } from '../src/ponte/ponte.js';
+import { MENSAGEM_ESCOLHA_FORA_DO_FORMATO } from '../src/salas/intencao.js';
 import { objeto } from 'compartilhado/log';
-import { novoTrace } from '../src/trace.js';
-import { DONO_ANONIMO } from '../src/escopo.js';
-import type { Entrada } from '../src/intencao.js';
+import { novoTrace } from '../src/ponte/trace.js';
+import { DONO_ANONIMO } from '../src/a2a/escopo.js';
+import type { Entrada } from '../src/salas/intencao.js';
 
 const PEDIDO: Entrada = {
   texto: 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty',

@@ -19,8 +19,8 @@ import {
 import { UserBuilder, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { Client, StreamableHTTPClientTransport, specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import express from 'express';
-import { agentCard } from '../../agente/src/card.js';
-import { Eventos } from '../../agente/src/eventos.js';
+import { agentCard } from '../../agente/src/a2a/card.js';
+import { Eventos } from '../../agente/src/a2a/eventos.js';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 
 const mcpUrl = process.env.MCP_URL;

@@ -1,5 +1,5 @@
 /** The Agent Card, in the A2A v1.0 JSON form, derived from the public base URL. */
-import { FORMATOS, SKILLS } from './intencao.js';
+import { FORMATOS, SKILLS } from '../salas/intencao.js';
 
 export const CAMINHO_A2A = '/a2a';
 /** The HTTP+JSON binding's base: its routes (`/message:send`, `/tasks/{id}`, ...) hang below it. */

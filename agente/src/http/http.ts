@@ -13,8 +13,8 @@ import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhad
 import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { CAMINHO_CONSOLE, CAMINHO_REST } from './card.js';
-import { lerTraceparent } from './trace.js';
+import { CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
+import { lerTraceparent } from '../ponte/trace.js';
 
 interface Registro {
   nota?: string;

@@ -9,7 +9,7 @@ import { A2A_CONTENT_TYPE, StreamResponse, taskStateToJSON, type TaskPushNotific
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { setTimeout as esperar } from 'node:timers/promises';
 import { campos } from 'compartilhado/log';
-import { semColchetes } from './config.js';
+import { semColchetes } from '../config.js';
 
 export interface OpcoesDosAvisos {
   /** Hosts a webhook may name (AGENTE_PUSH_HOSTS), checked again at every delivery. */

@@ -10,9 +10,9 @@ import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
 import { citado } from 'compartilhado/entrada';
 import express, { Router, type RequestHandler } from 'express';
-import { CAMINHO_CONSOLE } from './card.js';
+import { CAMINHO_CONSOLE } from '../a2a/card.js';
 import type { FioMcp } from './fio.js';
-import { responderErro } from './http.js';
+import { responderErro } from '../http/http.js';
 
 /** Where the console's own read-only data lives: the MCP exchanges of a Task (declared in card.ts). */
 export { CAMINHO_CONSOLE };

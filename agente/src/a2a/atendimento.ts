@@ -31,11 +31,11 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
-import { destinoRecusado } from './avisos.js';
-import { TERMINAIS, type TarefasDaPonte } from './armazenamento.js';
+import { destinoRecusado } from '../push/avisos.js';
+import { TERMINAIS, type TarefasDaPonte } from '../armazenamento/armazenamento.js';
 import { avisoDeEstado } from './eventos.js';
-import type { Exclusao } from './exclusao.js';
-import type { Passos } from './limites.js';
+import type { Exclusao } from '../armazenamento/exclusao.js';
+import type { Passos } from './passos.js';
 
 /**
  * Names a client chooses, cut to what the database columns hold (the SDK's

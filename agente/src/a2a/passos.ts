@@ -13,13 +13,13 @@ import { TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import type { Junto, PublicarForaDoPedido } from './armazenamento.js';
-import { noBanco } from './banco.js';
+import type { Junto, PublicarForaDoPedido } from '../armazenamento/armazenamento.js';
+import { noBanco } from '../armazenamento/banco.js';
 import { DONO_ANONIMO } from './escopo.js';
 import type { Eventos } from './eventos.js';
-import type { Exclusao } from './exclusao.js';
-import { ehPedido, type Pausa, type Pausas, type Passo, type PassoGuardado, type Pedido } from './pausas.js';
-import { linhaDeAlternativas, type Desfecho, type Pergunta, type Ponte } from './ponte.js';
+import type { Exclusao } from '../armazenamento/exclusao.js';
+import { ehPedido, type Pausa, type Pausas, type Passo, type PassoGuardado, type Pedido } from '../armazenamento/pausas.js';
+import { linhaDeAlternativas, type Desfecho, type Pergunta, type Ponte } from '../ponte/ponte.js';
 
 export interface Limites {
   readonly maxPausadas: number;

@@ -22,11 +22,11 @@ import { urlSemSenha } from 'compartilhado/ambiente';
 import { lerJson } from 'compartilhado/json';
 import { objeto } from 'compartilhado/log';
 import { BancoIndisponivel, noBanco } from './banco.js';
-import { contextoDe, ESCOPO_ANONIMO, escopoDe, type Dono } from './escopo.js';
-import { avisoDeEstado, Eventos } from './eventos.js';
+import { contextoDe, ESCOPO_ANONIMO, escopoDe, type Dono } from '../a2a/escopo.js';
+import { avisoDeEstado, Eventos } from '../a2a/eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
-import { WebhooksEmMemoria, WebhooksNoBanco } from './webhooks.js';
+import { WebhooksEmMemoria, WebhooksNoBanco } from '../push/webhooks.js';
 
 /** What is written to a Task's open step together with one of its states. */
 export type Junto = (pausas: Pausas) => Promise<void>;

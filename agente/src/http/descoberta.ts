@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FORMATOS, SKILLS } from './intencao.js';
+import { FORMATOS, SKILLS } from '../salas/intencao.js';
 
 export const CAMINHOS = {
   card: '/.well-known/agent-card.json',

@@ -5,8 +5,8 @@
  * configs go when the Task store forgets the Task.
  */
 import { randomUUID } from 'node:crypto';
-import { noBanco } from './banco.js';
-import { escopoDe } from './escopo.js';
+import { noBanco } from '../armazenamento/banco.js';
+import { escopoDe } from '../a2a/escopo.js';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 

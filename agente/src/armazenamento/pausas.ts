@@ -8,9 +8,9 @@
 import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
-import type { Dono } from './escopo.js';
-import type { Entrada } from './intencao.js';
-import type { Trace } from './trace.js';
+import type { Dono } from '../a2a/escopo.js';
+import type { Entrada } from '../salas/intencao.js';
+import type { Trace } from '../ponte/trace.js';
 
 export interface Pausa {
   readonly ferramenta: string;

@@ -35,11 +35,11 @@ import {
 } from 'compartilhado/contrato';
 import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
-import { BancoIndisponivel } from './banco.js';
-import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from './intencao.js';
-import type { Dono } from './escopo.js';
-import { credenciaisRecusadas, type ClienteMcp, type Continuacao, type ResultadoDaFerramenta } from './mcp-cliente.js';
-import type { Pausa } from './pausas.js';
+import { BancoIndisponivel } from '../armazenamento/banco.js';
+import { lerEscolha, lerPedido, SKILLS, type Consulta, type Entrada, type Escolha, type Ilegivel } from '../salas/intencao.js';
+import type { Dono } from '../a2a/escopo.js';
+import { credenciaisRecusadas, type ClienteMcp, type Continuacao, type ResultadoDaFerramenta } from '../mcp/cliente.js';
+import type { Pausa } from '../armazenamento/pausas.js';
 import { traceparentFilho, type Trace } from './trace.js';
 
 /** The code MCP answers a refused requestState with (expired, most likely, on a continuation). */

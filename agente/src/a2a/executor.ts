@@ -9,15 +9,15 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
-import type { FioMcp } from './fio.js';
+import type { FioMcp } from '../console/fio.js';
 import { Eventos } from './eventos.js';
-import type { Junto, PublicarForaDoPedido, TarefasDaPonte } from './armazenamento.js';
-import type { Exclusao } from './exclusao.js';
-import type { Entrada } from './intencao.js';
-import { ESTADO_DO_DESFECHO, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './limites.js';
-import { ehPedido } from './pausas.js';
-import { MENSAGEM_SEM_PAUSA, type Desfecho, type Ponte } from './ponte.js';
-import { lerTraceparent, novoTrace, type Trace } from './trace.js';
+import type { Junto, PublicarForaDoPedido, TarefasDaPonte } from '../armazenamento/armazenamento.js';
+import type { Exclusao } from '../armazenamento/exclusao.js';
+import type { Entrada } from '../salas/intencao.js';
+import { ESTADO_DO_DESFECHO, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './passos.js';
+import { ehPedido } from '../armazenamento/pausas.js';
+import { MENSAGEM_SEM_PAUSA, type Desfecho, type Ponte } from '../ponte/ponte.js';
+import { lerTraceparent, novoTrace, type Trace } from '../ponte/trace.js';
 
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
   const headers = contexto.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
