@@ -121,7 +121,7 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const coletar = (globalThis as { gc?: () => void }).gc;
   if (!coletar) throw new Error('rode com node --expose-gc (npm run bench ja faz isso)');
   const { Task } = await import('@a2a-js/sdk');
-  const { TarefasEmMemoria } = await import('../agente/src/armazenamento/armazenamento.js');
+  const { TarefasEmMemoria } = await import('../agente/src/armazenamento/tarefas.js');
   const { ServerCallContext } = await import('@a2a-js/sdk/server');
   const { PausasEmMemoria } = await import('../agente/src/armazenamento/pausas.js');
   const postar = async (url: string, headers: Record<string, string>, body: string) =>

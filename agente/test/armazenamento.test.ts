@@ -25,13 +25,10 @@ import {
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
-import {
-  abrirArmazenamento,
-  publicadorForaDoPedido,
-  TarefasDaPonte,
-  TarefasEmMemoria,
-  type PublicarForaDoPedido,
-} from '../src/armazenamento/armazenamento.js';
+import { abrirArmazenamento } from '../src/armazenamento/armazenamento.js';
+import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
+import { publicadorForaDoPedido, type PublicarForaDoPedido } from '../src/armazenamento/publicador.js';
+import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { BancoIndisponivel } from '../src/armazenamento/banco.js';
 import { DONO_ANONIMO, type Dono } from '../src/a2a/escopo.js';
 import { Eventos } from '../src/a2a/eventos.js';

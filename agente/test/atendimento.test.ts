@@ -18,7 +18,8 @@ import {
 } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { TarefasDaPonte, TarefasEmMemoria } from '../src/armazenamento/armazenamento.js';
+import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
+import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { Atendimento } from '../src/a2a/atendimento.js';
 import { agentCard } from '../src/a2a/card.js';
 import { Eventos } from '../src/a2a/eventos.js';

@@ -14,7 +14,7 @@ import { Executor } from '../src/a2a/executor.js';
 import { Passos } from '../src/a2a/passos.js';
 import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
 import { Ponte, type Desfecho } from '../src/ponte/ponte.js';
-import type { TarefasDaPonte } from '../src/armazenamento/armazenamento.js';
+import type { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
 import type { Trace } from '../src/ponte/trace.js';
 
 const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));

@@ -32,7 +32,8 @@ import {
 } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
 import { destinoRecusado } from '../push/avisos.js';
-import { TERMINAIS, type TarefasDaPonte } from '../armazenamento/armazenamento.js';
+import type { TarefasDaPonte } from '../armazenamento/gravacao.js';
+import { TERMINAIS } from '../armazenamento/tarefas.js';
 import { avisoDeEstado } from './eventos.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import type { Passos } from './passos.js';
