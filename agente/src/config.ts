@@ -3,11 +3,14 @@ import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
 import { lerOrigens } from 'compartilhado/origem';
+import { lerArquivoDeServidores, type ServidorConfigurado } from './mcp/configuracao.js';
 
 export interface Configuracao {
   readonly porta: number;
   readonly host: string;
   readonly mcpUrl: URL;
+  /** AGENTE_MCP_CONFIG: the MCP servers to bridge (the mcpServers file); undefined bridges the room server at MCP_URL. */
+  readonly servidoresMcp: readonly ServidorConfigurado[] | undefined;
   /** AGENTE_TOKENS: who may call the A2A endpoints; undefined means anyone (the course's default). */
   readonly identidades: Identidades | undefined;
   /** AGENTE_LIMITE_POR_MINUTO: requests per identity per minute; undefined means no limit. */
@@ -122,6 +125,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     porta: lerPorta(env, 'AGENTE_PORT', 7300),
     host: env.AGENTE_HOST || '127.0.0.1',
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
+    servidoresMcp: env.AGENTE_MCP_CONFIG ? lerArquivoDeServidores(env.AGENTE_MCP_CONFIG) : undefined,
     tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
     origens: lerOrigens(env, 'AGENTE_ORIGENS'),

@@ -9,9 +9,9 @@ import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import express from 'express';
-import { CAMINHO_A2A, CAMINHO_REST, agentCard } from './a2a/card.js';
+import { CAMINHO_A2A, CAMINHO_REST, agentCard, cardGenerico } from './a2a/card.js';
 import { lerConfiguracao } from './config.js';
-import { CAMINHOS, LINKS, publicar } from './http/descoberta.js';
+import { CAMINHOS, LINKS, publicar, type Documento } from './http/descoberta.js';
 import { Executor } from './a2a/executor.js';
 import { ClienteMcp, credenciaisRecusadas } from './mcp/cliente.js';
 import { Passos } from './a2a/passos.js';
@@ -24,7 +24,12 @@ import { FioMcp } from './console/fio.js';
 import { Atendimento } from './a2a/atendimento.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { Catalogo, fontesDe } from './mcp/catalogo.js';
+import { perfilGenerico } from './ponte/generico.js';
 import { Ponte } from './ponte/ponte.js';
+import { novoTrace, traceparentFilho } from './ponte/trace.js';
+import { ChamadasVivas } from './ponte/vivas.js';
+import { perfilDeSalas } from './salas/perfil.js';
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
 const contextoA2A: ServerCallContextBuilder = (opcoes) =>
@@ -38,9 +43,11 @@ interface Partes {
   readonly origem: RegraDeOrigem;
   /** With the console on: the MCP exchanges of each Task, for its Fio panel. */
   readonly fio: FioMcp | undefined;
+  /** With AGENTE_MCP_CONFIG: the configured servers' tools, as skills. */
+  readonly catalogo: Catalogo | undefined;
 }
 
-function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio }: Partes) {
+function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio, catalogo }: Partes) {
   const mcp = new ClienteMcp(
     config.mcpUrl,
     log,
@@ -59,9 +66,22 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos);
   const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
   const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
-  const ponte = new Ponte(mcp);
+  // Without AGENTE_MCP_CONFIG, the course's room server through its profile; with it, any server's tools.
+  const ponte = new Ponte(
+    catalogo ? perfilGenerico(catalogo) : perfilDeSalas(mcp),
+    new ChamadasVivas(ESTE_AGENTE, config.validadeDaPausaMs),
+  );
   passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, log);
-  const card = agentCard(urlPublica, config.identidades !== undefined);
+  const comTokens = config.identidades !== undefined;
+  const cardAtual = () => (catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista()) : agentCard(urlPublica, comTokens));
+  const card = cardAtual();
+  // The generic card follows the servers' tool lists; the room documents (catalog, SKILL.md) describe the room skills only.
+  const documentosDe = (card: object): ReadonlyMap<string, Documento> =>
+    catalogo
+      ? new Map([[CAMINHOS.card, { tipo: 'application/json', corpo: JSON.stringify(card, null, 2) }]])
+      : publicar(card, urlPublica, config.mcpUrl);
+  let documentos = documentosDe(card);
+  catalogo?.aoMudar(() => (documentos = documentosDe(cardAtual())));
   const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
@@ -83,11 +103,11 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   });
   // The card is served in the A2A JSON form directly: the SDK's card handler
   // would serialize its internal message object, empty protobuf fields included.
-  for (const [caminho, { tipo, corpo }] of publicar(card, urlPublica, config.mcpUrl)) {
-    app.get(caminho, (_req, res) => {
-      res.set({ 'Content-Type': tipo, 'Access-Control-Allow-Origin': '*' }).send(corpo);
-    });
-  }
+  app.get(/^\/\.well-known\//, (req, res, next) => {
+    const documento = documentos.get(req.path);
+    if (!documento) return void next();
+    res.set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*' }).send(documento.corpo);
+  });
   // Every A2A route and the console's data, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
   app.use([CAMINHO_A2A, CAMINHO_REST, CAMINHO_CONSOLE], (req, res, next) => {
     const recusa = origem(req.headers);
@@ -153,19 +173,24 @@ executarProcesso('agente', async () => {
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
   const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
-  const { app, mcp, push } = montarApp(config, urlPublica, { armazenamento, origem, fio });
+  // A configured server that cannot be reached stops the agent here, with one line naming it.
+  const catalogo =
+    config.servidoresMcp &&
+    (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
+  const { app, mcp, push } = montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo });
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? catalogo.lista().length.toString() + ' skills de ' + config.servidoresMcp?.map((s) => s.nome).join(', ') : config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
   );
-  mcp
-    .conectar()
-    .catch((erro: unknown) =>
-      log(
-        credenciaisRecusadas(erro, config.mcpUrl) ??
-          `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
-      ),
-    );
-  return { servidor, aoEncerrar: () => push.avisos.ocioso() };
+  if (!catalogo)
+    mcp
+      .conectar()
+      .catch((erro: unknown) =>
+        log(
+          credenciaisRecusadas(erro, config.mcpUrl) ??
+            `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
+        ),
+      );
+  return { servidor, aoEncerrar: () => Promise.all([push.avisos.ocioso(), catalogo?.fechar()]).then(() => undefined) };
 });

@@ -1,4 +1,5 @@
 /** The Agent Card, in the A2A v1.0 JSON form, derived from the public base URL. */
+import type { Skill } from '../ponte/generico.js';
 import { FORMATOS, SKILLS } from '../salas/intencao.js';
 
 export const CAMINHO_A2A = '/a2a';
@@ -21,22 +22,88 @@ const SEGURANCA = {
   securityRequirements: [{ schemes: { bearer: { list: [] } } }],
 };
 
-/** `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields, as in the course. */
-export function agentCard(urlPublica: URL, comTokens = false) {
+/**
+ * The A2A extension that publishes each skill's MCP tool: its server, name
+ * and JSON Schemas, so a client builds a valid call from the card alone
+ * (see the README, "Qualquer servidor MCP").
+ */
+export const EXTENSAO_FERRAMENTAS_MCP = 'https://github.com/a-ponte/extensions/mcp-tools/v1';
+
+/** Where every card of this agent is served, and its version. */
+function base(urlPublica: URL) {
   return {
-    ...(comTokens ? SEGURANCA : {}),
-    name: 'Central de Salas',
-    description: 'Reserva salas de reuniao da Hill Valley Tech.',
-    provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },
     version: '1.0.0',
     // JSON-RPC stays first: clients that read only supportedInterfaces[0] keep the course's endpoint.
     supportedInterfaces: [
       { url: new URL(CAMINHO_A2A, urlPublica).href, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: new URL(CAMINHO_REST, urlPublica).href, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
-    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
-    defaultInputModes: TEXTO_E_DADOS,
-    defaultOutputModes: TEXTO_E_DADOS,
+  };
+}
+
+const MODOS = { defaultInputModes: TEXTO_E_DADOS, defaultOutputModes: TEXTO_E_DADOS };
+
+const CAPACIDADES = { streaming: true, pushNotifications: true, extendedAgentCard: false };
+
+/** The card of the generic bridge: one skill per tool of the configured servers, their schemas in the extension. */
+export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readonly Skill[]) {
+  const servidores = [...new Set(skills.map((skill) => skill.conexao.nome))];
+  return {
+    ...(comTokens ? SEGURANCA : {}),
+    name: 'A Ponte',
+    description: `Ferramentas dos servidores MCP ${servidores.join(', ')}, como skills A2A. Pedido: {"name": "<skill>", "arguments": {...}} numa parte de dados, ou "<skill> chave=valor".`,
+    ...base(urlPublica),
+    capabilities: {
+      ...CAPACIDADES,
+      extensions: [
+        {
+          uri: EXTENSAO_FERRAMENTAS_MCP,
+          description: 'A ferramenta MCP de cada skill: servidor, nome, inputSchema e outputSchema.',
+          required: false,
+          params: {
+            skills: Object.fromEntries(
+              skills.map(({ id, conexao, ferramenta }) => [
+                id,
+                {
+                  servidor: conexao.nome,
+                  ferramenta: ferramenta.name,
+                  inputSchema: ferramenta.inputSchema,
+                  ...(ferramenta.outputSchema ? { outputSchema: ferramenta.outputSchema } : {}),
+                  ...(ferramenta.annotations ? { annotations: ferramenta.annotations } : {}),
+                },
+              ]),
+            ),
+          },
+        },
+      ],
+    },
+    ...MODOS,
+    skills: skills.map(({ id, conexao, ferramenta }) => ({
+      id,
+      name: ferramenta.title ?? ferramenta.annotations?.title ?? ferramenta.name,
+      description: ferramenta.description ?? ferramenta.title ?? ferramenta.name,
+      tags: ['mcp', conexao.nome],
+      inputModes: TEXTO_E_DADOS,
+      outputModes: TEXTO_E_DADOS,
+      examples: [
+        `${id} ${Object.keys(ferramenta.inputSchema.properties ?? {})
+          .map((campo) => `${campo}=...`)
+          .join(' ')}`.trim(),
+      ],
+    })),
+  };
+}
+
+/** The course's card: its three room skills, unchanged. `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields, as in the course. */
+export function agentCard(urlPublica: URL, comTokens = false) {
+  return {
+    ...(comTokens ? SEGURANCA : {}),
+    name: 'Central de Salas',
+    description: 'Reserva salas de reuniao da Hill Valley Tech.',
+    provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },
+    ...base(urlPublica),
+    capabilities: CAPACIDADES,
+    ...MODOS,
     skills: [
       // Unchanged since the course: clients compare it with exemplos/wire/07. Data parts work here too (see SKILL.md).
       {

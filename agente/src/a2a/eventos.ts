@@ -10,6 +10,7 @@ import {
   type StreamResponse,
 } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
+import type { Artefato, Parte } from '../ponte/tipos.js';
 
 export class Eventos {
   constructor(
@@ -42,11 +43,12 @@ export class Eventos {
   }
 
   /**
-   * An artifact as JSON text (the part clients of the text contract read)
-   * and as the same object in a data part. Its id is derived from the Task
-   * and the name: a replayed step replaces the artifact instead of adding a twin.
+   * An artifact: its text and file parts, then its data as JSON text (the
+   * part clients of the text contract read) and as the same object in a
+   * data part. Its id is derived from the Task and the name: a replayed
+   * step replaces the artifact instead of adding a twin.
    */
-  artefato(nome: string, dados: object): AgentExecutionEvent {
+  artefato({ nome, partes = [], dados }: Artefato): AgentExecutionEvent {
     return AgentEvent.artifactUpdate(
       TaskArtifactUpdateEvent.fromJSON({
         taskId: this.taskId,
@@ -54,7 +56,7 @@ export class Eventos {
         artifact: {
           artifactId: idDoArtefato(this.taskId, nome),
           name: nome,
-          parts: [{ text: JSON.stringify(dados) }, parteDeDados(dados)],
+          parts: [...partes.map(parteA2A), ...(dados ? [{ text: JSON.stringify(dados) }, parteDeDados(dados)] : [])],
         },
         lastChunk: true,
       }),
@@ -84,3 +86,14 @@ function idDoArtefato(taskId: string, nome: string): string {
 }
 
 const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });
+
+/** A text or a file, as A2A writes a part: bytes as `raw` (base64 in JSON), a URI as `url`. */
+function parteA2A(parte: Parte): object {
+  if ('texto' in parte) return { text: parte.texto };
+  const { bytes, uri, mediaType, nome } = parte.arquivo;
+  return {
+    ...(bytes === undefined ? { url: uri } : { raw: bytes }),
+    ...(mediaType ? { mediaType } : {}),
+    ...(nome ? { filename: nome } : {}),
+  };
+}

@@ -7,17 +7,15 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { objeto } from 'compartilhado/log';
 import { donoDe } from './escopo.js';
 import type { FioMcp } from '../console/fio.js';
 import { Eventos } from './eventos.js';
 import type { Junto, TarefasDaPonte } from '../armazenamento/gravacao.js';
 import type { PublicarForaDoPedido } from '../armazenamento/publicador.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
-import type { Entrada } from '../salas/intencao.js';
-import { ESTADO_DO_DESFECHO, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './passos.js';
-import { ehPedido } from '../armazenamento/pausas.js';
-import { MENSAGEM_SEM_PAUSA, type Desfecho, type Ponte } from '../ponte/ponte.js';
+import { estadoDo, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './passos.js';
+import { MENSAGEM_SEM_PAUSA, type OpcoesDoPasso, type Ponte } from '../ponte/ponte.js';
+import { ehPedido, type Desfecho, type Entrada } from '../ponte/tipos.js';
 import { lerTraceparent, novoTrace, type Trace } from '../ponte/trace.js';
 
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
@@ -36,13 +34,17 @@ function entradaDe(contexto: RequestContext): Entrada {
   return { texto: textos.join(' '), ...(dados === undefined ? {} : { dados }) };
 }
 
-/** The question's schema a paused Task shows in its status message's data part (see Eventos.estado). */
-function perguntaDa(task: Task): Readonly<Record<string, unknown>> | undefined {
-  for (const { content } of task.status?.message?.parts ?? []) {
-    const pergunta: unknown = content?.$case === 'data' ? objeto(content.value)?.pergunta : undefined;
-    if (objeto(pergunta)) return objeto(pergunta);
-  }
-  return undefined;
+/** States a Task waits in for the client's answer: a question, or a URL to visit. */
+const ESPERANDO = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
+
+/** Progress the server reports during the call, streamed as WORKING updates with its message. */
+function progresso(eventos: Eventos, bus: ExecutionEventBus): OpcoesDoPasso {
+  return {
+    aoProgredir: ({ progress, total, message }) => {
+      const quanto = total === undefined ? String(progress) : `${String(progress)}/${String(total)}`;
+      bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING, message ?? `Progresso ${quanto}.`));
+    },
+  };
 }
 
 export class Executor implements AgentExecutor {
@@ -97,13 +99,13 @@ export class Executor implements AgentExecutor {
     bus.publish(eventos.tarefaNova(contexto.userMessage));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await registrada;
-    const desfecho = await this.ponte.atender(taskId, pedido.pedido, pedido.trace, pedido.dono);
+    const desfecho = await this.ponte.atender(taskId, pedido, progresso(eventos, bus));
     await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pedido));
   }
 
   private async continuar(contexto: RequestContext, task: Task, bus: ExecutionEventBus): Promise<void> {
     bus.publish(AgentEvent.task(task));
-    if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+    if (!ESPERANDO.has(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
       // Not waiting for an answer (its step is running, here or elsewhere): nothing to change.
       bus.finished();
       return;
@@ -118,18 +120,16 @@ export class Executor implements AgentExecutor {
     if (!guardado || ehPedido(guardado.passo)) return semPergunta(MENSAGEM_SEM_PAUSA);
     if (guardado.expirada) return semPergunta(MENSAGEM_DE_PAUSA_EXPIRADA);
     const pausa = guardado.passo;
-    const escolha = this.ponte.escolher(pausa, entradaDe(contexto), perguntaDa(task));
+    const escolha = this.ponte.escolher(taskId, pausa, entradaDe(contexto));
     if ('estado' in escolha) return this.concluir(eventos, bus, escolha, this.passos.depoisDo(taskId, escolha, pausa));
+    const { respostas } = escolha;
     // The answer is claimed with the WORKING state, in one write, before MCP hears it.
-    const reivindicada = this.tarefas.gravado(
-      taskId,
-      TaskState.TASK_STATE_WORKING,
-      this.passos.reivindicarResposta(taskId, escolha.resposta),
-    );
+    const reivindicada = this.tarefas.gravado(taskId, TaskState.TASK_STATE_WORKING, this.passos.reivindicarResposta(taskId, respostas));
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await reivindicada;
-    const desfecho = await this.ponte.responder(pausa, escolha.resposta, traceDaRequisicao(contexto) ?? pausa.trace);
-    await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pausa, escolha.resposta));
+    const trace = traceDaRequisicao(contexto) ?? pausa.trace;
+    const desfecho = await this.ponte.responder(taskId, pausa, respostas, trace, progresso(eventos, bus));
+    await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pausa, respostas));
   }
 
   /**
@@ -139,7 +139,7 @@ export class Executor implements AgentExecutor {
    */
   private async concluir(eventos: Eventos, bus: ExecutionEventBus, desfecho: Desfecho, depois: Junto): Promise<void> {
     const { taskId } = eventos;
-    const gravado = this.tarefas.gravado(taskId, ESTADO_DO_DESFECHO[desfecho.estado], depois).catch(() => undefined);
+    const gravado = this.tarefas.gravado(taskId, estadoDo(desfecho), depois).catch(() => undefined);
     for (const evento of eventosDo(desfecho, eventos)) bus.publish(evento);
     bus.finished();
     await gravado;

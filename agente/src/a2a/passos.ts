@@ -12,15 +12,15 @@
 import { TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
-import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { Junto } from '../armazenamento/gravacao.js';
 import type { PublicarForaDoPedido } from '../armazenamento/publicador.js';
 import { noBanco } from '../armazenamento/banco.js';
 import { DONO_ANONIMO } from './escopo.js';
 import type { Eventos } from './eventos.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
-import { ehPedido, type Pausa, type Pausas, type Passo, type PassoGuardado, type Pedido } from '../armazenamento/pausas.js';
-import { linhaDeAlternativas, type Desfecho, type Pergunta, type Ponte } from '../ponte/ponte.js';
+import type { Pausas, PassoGuardado } from '../armazenamento/pausas.js';
+import type { Ponte } from '../ponte/ponte.js';
+import { ehPedido, type Desfecho, type Pausa, type Passo, type Pedido, type Pergunta, type Respostas } from '../ponte/tipos.js';
 
 export interface Limites {
   readonly maxPausadas: number;
@@ -42,20 +42,25 @@ export const mensagemDeExcesso = (maximo: number) =>
 const passoOcupado = (taskId: string) =>
   new A2AError(`A Task ${taskId} ja esta sendo respondida por outra chamada: consulte a Task para ver o desfecho.`);
 
-export const ESTADO_DO_DESFECHO: Record<Desfecho['estado'], TaskState> = {
+const ESTADO_DO_DESFECHO = {
   pausada: TaskState.TASK_STATE_INPUT_REQUIRED,
   concluida: TaskState.TASK_STATE_COMPLETED,
   cancelada: TaskState.TASK_STATE_CANCELED,
   falhou: TaskState.TASK_STATE_FAILED,
+  rejeitada: TaskState.TASK_STATE_REJECTED,
   incerto: TaskState.TASK_STATE_WORKING,
-};
+} as const satisfies Record<Desfecho['estado'], TaskState>;
+
+/** The Task state an outcome leaves: a question that sends the user to a URL asks for authorization, not input. */
+export const estadoDo = (desfecho: Desfecho): TaskState =>
+  desfecho.estado === 'pausada' && desfecho.url ? TaskState.TASK_STATE_AUTH_REQUIRED : ESTADO_DO_DESFECHO[desfecho.estado];
 
 /** The events that tell a step's outcome: an artifact first when there is one, then the Task's new status. */
 export function eventosDo(desfecho: Desfecho, eventos: Eventos): AgentExecutionEvent[] {
-  const estado = ESTADO_DO_DESFECHO[desfecho.estado];
+  const estado = estadoDo(desfecho);
   switch (desfecho.estado) {
     case 'concluida':
-      return [eventos.artefato(desfecho.artefato.nome, desfecho.artefato.dados), eventos.estado(estado, desfecho.mensagem)];
+      return [eventos.artefato(desfecho.artefato), eventos.estado(estado, desfecho.mensagem)];
     case 'pausada':
       return [eventos.estado(estado, desfecho.mensagem, desfecho.dados)];
     default:
@@ -92,9 +97,9 @@ export class Passos {
   }
 
   /** An answer to the Task's pause, claimed by this agent: written with the Task's WORKING state, or not at all. */
-  reivindicarResposta(taskId: string, resposta: ElicitResult): Junto {
+  reivindicarResposta(taskId: string, respostas: Respostas): Junto {
     return async (pausas) => {
-      if (!(await pausas.reivindicar(taskId, this.reivindicacao(resposta), this.agora()))) throw passoOcupado(taskId);
+      if (!(await pausas.reivindicar(taskId, this.reivindicacao(respostas), this.agora()))) throw passoOcupado(taskId);
     };
   }
 
@@ -104,12 +109,12 @@ export class Passos {
    * same question is released as it was; an uncertain call stays claimed,
    * expired at once, for the sweep to replay.
    */
-  depoisDo(taskId: string, desfecho: Desfecho, passo: Passo | undefined, resposta?: ElicitResult): Junto {
+  depoisDo(taskId: string, desfecho: Desfecho, passo: Passo | undefined, respostas?: Respostas): Junto {
     const { pergunta } = desfecho.estado === 'pausada' ? desfecho : {};
     if (pergunta) return this.abrir(taskId, pergunta);
     if (passo && desfecho.estado === 'pausada') return (pausas) => pausas.guardar(taskId, passo);
     if (passo && desfecho.estado === 'incerto')
-      return (pausas) => pausas.guardar(taskId, passo, { ...this.reivindicacao(resposta), ate: this.agora() });
+      return (pausas) => pausas.guardar(taskId, passo, { ...this.reivindicacao(respostas), ate: this.agora() });
     return (pausas) => pausas.apagar(taskId);
   }
 
@@ -118,8 +123,8 @@ export class Passos {
    * still this agent's. A step slower than its lease may have been claimed
    * and replayed by a sweep meanwhile; that replay's outcome stands.
    */
-  depoisDoReivindicado(taskId: string, desfecho: Desfecho, passo: Passo, resposta?: ElicitResult): Junto {
-    const depois = this.depoisDo(taskId, desfecho, passo, resposta);
+  depoisDoReivindicado(taskId: string, desfecho: Desfecho, passo: Passo, respostas?: Respostas): Junto {
+    const depois = this.depoisDo(taskId, desfecho, passo, respostas);
     return async (pausas) => {
       if ((await pausas.ler(taskId))?.reivindicacao?.por !== this.por) throw passoOcupado(taskId);
       await depois(pausas);
@@ -148,7 +153,7 @@ export class Passos {
    * changed.
    */
   async varrer(
-    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
     publicar: PublicarForaDoPedido,
     log: (linha: string) => void = () => undefined,
   ): Promise<number> {
@@ -178,7 +183,7 @@ export class Passos {
   /** Sweeps every `intervaloMs`; the timer never keeps the process alive. */
   varrerPeriodicamente(
     intervaloMs: number,
-    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
     publicar: PublicarForaDoPedido,
     log: (linha: string) => void,
   ): void {
@@ -201,28 +206,27 @@ export class Passos {
    */
   private async repetir(
     taskId: string,
-    ponte: Pick<Ponte, 'atender' | 'responder'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
     publicar: PublicarForaDoPedido,
   ): Promise<Desfecho['estado'] | undefined> {
     const guardado = await this.base.ler(taskId);
     const anterior = guardado?.reivindicacao;
     if (!guardado || !anterior || anterior.ate >= this.agora()) return undefined;
-    // Written by reivindicarResposta from an ElicitResult, and checked as a record when read.
-    const resposta = anterior.resposta as ElicitResult | undefined;
-    const passo = await this.base.reivindicar(taskId, this.reivindicacao(resposta), this.agora());
+    const { respostas } = anterior;
+    const passo = await this.base.reivindicar(taskId, this.reivindicacao(respostas), this.agora());
     if (!passo) return undefined;
     const desfecho: Desfecho = ehPedido(passo)
-      ? await ponte.atender(taskId, passo.pedido, passo.trace, passo.dono, true)
-      : resposta
-        ? await ponte.responder(passo, resposta, passo.trace, true)
+      ? await ponte.atender(taskId, passo, { repeticao: true })
+      : respostas
+        ? await ponte.responder(taskId, passo, respostas, passo.trace, { repeticao: true })
         : // A pause claimed with no answer recorded has nothing to replay: the same question, answerable again.
-          { estado: 'pausada', mensagem: linhaDeAlternativas(passo.alternativas), dados: { alternativas: passo.alternativas } };
+          ponte.reapresentar(passo);
     const dono = passo.dono ?? DONO_ANONIMO;
     const publicado = await publicar(
       taskId,
       dono,
       (eventos) => eventosDo(desfecho, eventos),
-      this.depoisDoReivindicado(taskId, desfecho, passo, resposta),
+      this.depoisDoReivindicado(taskId, desfecho, passo, respostas),
     );
     if (!publicado) await this.base.apagar(taskId);
     return desfecho.estado;
@@ -250,8 +254,8 @@ export class Passos {
     return descartadas;
   }
 
-  private reivindicacao(resposta?: ElicitResult) {
-    return { por: this.por, ate: this.agora() + this.limites.prazoMs, ...(resposta ? { resposta } : {}) };
+  private reivindicacao(respostas?: Respostas) {
+    return { por: this.por, ate: this.agora() + this.limites.prazoMs, ...(respostas ? { respostas } : {}) };
   }
 
   private expirou(pausa: Pausa): boolean {

@@ -8,38 +8,7 @@
 import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
-import type { Dono } from '../a2a/escopo.js';
-import type { Entrada } from '../salas/intencao.js';
-import type { Trace } from '../ponte/trace.js';
-
-export interface Pausa {
-  readonly ferramenta: string;
-  readonly argumentos: Record<string, unknown>;
-  /** The inputRequests key the server chose; the answer goes back under it. */
-  readonly chave: string;
-  /** Opaque: stored and echoed byte for byte, never opened. */
-  readonly requestState: string;
-  readonly alternativas: readonly string[];
-  /** The Task's trace, for a continuation that brings no traceparent of its own. */
-  readonly trace: Trace;
-  /** Whose Task it is, for the sweep that ends it (absent from pauses stored before owners were kept). */
-  readonly dono?: Dono;
-  /** When the MCP server asked (epoch ms): a pause lives as long as its requestState. */
-  readonly criadaEm: number;
-}
-
-/** A new Task's request while its first step runs: what a replay of that step needs. */
-export interface Pedido {
-  readonly pedido: Entrada;
-  readonly trace: Trace;
-  readonly dono: Dono;
-  readonly criadaEm: number;
-}
-
-/** A Task's open step: a pause waiting for its answer, or a new Task's request. */
-export type Passo = Pausa | Pedido;
-
-export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
+import { ehPedido, type Passo, type Pausa, type Respostas } from '../ponte/tipos.js';
 
 /**
  * A step being run: by whom, until when the claim holds, and, for an
@@ -49,7 +18,8 @@ export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
 export interface Reivindicacao {
   readonly por: string;
   readonly ate: number;
-  readonly resposta?: Readonly<Record<string, unknown>>;
+  /** The answers relayed, as MCP's inputResponses. */
+  readonly respostas?: Respostas;
 }
 
 export interface PassoGuardado {
@@ -59,9 +29,31 @@ export interface PassoGuardado {
 
 const TraceGuardado = z.object({ traceId: z.string(), flags: z.string() });
 const DonoGuardado = z.object({ tenant: z.string(), usuario: z.string() });
+/** A question as MCP wrote it: checked as far as the bridge reads it. */
+const QuestaoGuardada = z.looseObject({ message: z.string() });
+const Comum = { argumentos: z.record(z.string(), z.unknown()), trace: TraceGuardado, dono: DonoGuardado.optional(), criadaEm: z.number() };
+
+/**
+ * A pause written before the bridge was generic: a room booking's one
+ * question, `chave` and `alternativas`; read as the question it was.
+ */
+const PausaDeSala = z
+  .object({ ferramenta: z.string(), chave: z.string(), requestState: z.string(), alternativas: z.array(z.string()), ...Comum })
+  .transform(({ chave, alternativas, ...pausa }): Pausa => ({
+    ...pausa,
+    skill: 'reservar-sala',
+    perguntas: {
+      [chave]: {
+        mode: 'form',
+        message: 'Escolha uma sala alternativa.',
+        requestedSchema: { type: 'object', properties: { sala: { type: 'string', enum: alternativas } }, required: ['sala'] },
+      },
+    },
+    rodada: 1,
+  }));
 
 /** What a store gives back is checked, not trusted: it was written by some process, some time ago. */
-const PassoNoBanco: z.ZodType<Passo> = z.union([
+const PassoNoBanco = z.union([
   z.object({
     pedido: z.object({ texto: z.string(), dados: z.unknown().optional() }),
     trace: TraceGuardado,
@@ -69,24 +61,31 @@ const PassoNoBanco: z.ZodType<Passo> = z.union([
     criadaEm: z.number(),
   }),
   z.object({
+    skill: z.string(),
+    servidor: z.string().optional(),
     ferramenta: z.string(),
-    argumentos: z.record(z.string(), z.unknown()),
-    chave: z.string(),
-    requestState: z.string(),
-    alternativas: z.array(z.string()),
-    trace: TraceGuardado,
-    dono: DonoGuardado.optional(),
-    criadaEm: z.number(),
+    perguntas: z.record(z.string(), QuestaoGuardada),
+    requestState: z.string().optional(),
+    sessao: z.string().optional(),
+    rodada: z.number(),
+    ...Comum,
   }),
+  PausaDeSala,
+]) as z.ZodType<Passo>;
+const RespostasGuardadas = z.record(z.string(), z.looseObject({}));
+const ReivindicacaoNoBanco = z.union([
+  z.object({ por: z.string(), ate: z.number(), respostas: RespostasGuardadas.optional() }),
+  // Written before answers were keyed: the one answer to a room pause's one question, keyed when read (see lerReivindicacao).
+  z.object({ por: z.string(), ate: z.number(), resposta: z.looseObject({ action: z.string() }) }),
 ]);
-const ReivindicacaoNoBanco: z.ZodType<Reivindicacao> = z.object({
-  por: z.string(),
-  ate: z.number(),
-  resposta: z.record(z.string(), z.unknown()).optional(),
-});
 
 const lerPasso = (texto: string): Passo => conforme(PassoNoBanco, JSON.parse(texto), 'o passo guardado');
-const lerReivindicacao = (texto: string): Reivindicacao => conforme(ReivindicacaoNoBanco, JSON.parse(texto), 'a reivindicacao guardada');
+function lerReivindicacao(texto: string, passo: Passo): Reivindicacao {
+  const lida = conforme(ReivindicacaoNoBanco, JSON.parse(texto), 'a reivindicacao guardada');
+  if (!('resposta' in lida)) return lida as Reivindicacao;
+  const [chave = ''] = ehPedido(passo) ? [] : Object.keys(passo.perguntas);
+  return { por: lida.por, ate: lida.ate, respostas: { [chave]: lida.resposta } as Respostas };
+}
 
 /**
  * At most one open step per Task. Unclaimed steps are pauses waiting for
@@ -145,7 +144,9 @@ export class PausasEmMemoria implements Pausas {
     const livre = this.porTask.get(taskId);
     if (livre) return Promise.resolve({ passo: lerPasso(livre.texto) });
     const reivindicado = this.emAndamento.get(taskId);
-    return Promise.resolve(reivindicado && { passo: lerPasso(reivindicado.texto), reivindicacao: reivindicado.reivindicacao });
+    if (!reivindicado) return Promise.resolve(undefined);
+    const passo = lerPasso(reivindicado.texto);
+    return Promise.resolve({ passo, reivindicacao: reivindicado.reivindicacao });
   }
 
   reivindicar(taskId: string, reivindicacao: Reivindicacao, agora: number): Promise<Passo | undefined> {
@@ -264,7 +265,8 @@ export class PausasNoBanco implements Pausas {
   async ler(taskId: string): Promise<PassoGuardado | undefined> {
     const linha = await this.db.selectFrom(TABELA).select(['dados', 'reivindicacao']).where('task_id', '=', taskId).executeTakeFirst();
     if (!linha) return undefined;
-    return { passo: lerPasso(linha.dados), ...(linha.reivindicacao ? { reivindicacao: lerReivindicacao(linha.reivindicacao) } : {}) };
+    const passo = lerPasso(linha.dados);
+    return { passo, ...(linha.reivindicacao ? { reivindicacao: lerReivindicacao(linha.reivindicacao, passo) } : {}) };
   }
 
   async reivindicar(taskId: string, reivindicacao: Reivindicacao, agora: number): Promise<Passo | undefined> {

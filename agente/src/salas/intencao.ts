@@ -6,12 +6,7 @@
  */
 import type { PedidoDeReserva } from 'compartilhado/contrato';
 import * as z from 'zod';
-
-/** What a message said: its text parts joined, and its first data part, if any (it wins over the text). */
-export interface Entrada {
-  readonly texto: string;
-  readonly dados?: unknown;
-}
+import type { Entrada, Ilegivel } from '../ponte/tipos.js';
 
 export const SKILLS = {
   reservar: 'reservar-sala',
@@ -33,11 +28,6 @@ export type Pedido =
   | { readonly skill: typeof SKILLS.consultar; readonly consulta: Consulta };
 
 export type Escolha = { readonly sala: string } | { readonly recusar: true };
-
-/** A request or an answer that could not be read, with the sentence that tells the client why. */
-export interface Ilegivel {
-  readonly erro: string;
-}
 
 export const MENSAGEM_FORA_DO_FORMATO = `Pedido fora do formato. Use: ${FORMATOS.reservar} | ${FORMATOS.listar} | ${FORMATOS.consultar}`;
 export const MENSAGEM_ESCOLHA_FORA_DO_FORMATO = 'Resposta fora do formato. Use: escolha=<id> ou escolha=recusar';

@@ -1,0 +1,62 @@
+/**
+ * What the bridge needs of one MCP server, whatever its era and transport:
+ * its tools, and a tools/call that may ask questions. Two eras ask in two
+ * ways, and the bridge must tell them apart because only one is durable:
+ *  - 2026-07-28 (`moderna`): the call answers input_required with its
+ *    requestState; the retry is a new call, from any agent, at any time;
+ *  - 2025 and older (`sessao`): the server sends elicitation/create during
+ *    the call, on its session, and the call waits for the answer: the
+ *    question lives as long as that call in this process.
+ */
+import type {
+  CallToolResult,
+  ElicitRequestParams,
+  ElicitResult,
+  InputRequiredResult,
+  InputResponses,
+  Tool,
+} from '@modelcontextprotocol/client';
+
+/** What a tools/call can come back as (input_required only from a `moderna` server). */
+export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
+
+export type Era = 'moderna' | 'sessao';
+
+export interface Continuacao {
+  readonly inputResponses: InputResponses;
+  readonly requestState: string;
+}
+
+export interface OpcoesDaChamada {
+  readonly traceparent: string;
+  /** 2026-07-28: the retry of a call that answered input_required. */
+  readonly continuacao?: Continuacao;
+  /** Entries added to the request's `_meta` (the room server's idempotency key). */
+  readonly meta?: Readonly<Record<string, string>>;
+  /**
+   * A `sessao` server asked something during this call (elicitation/create,
+   * form or URL mode): the answer the call's session sends back. Absent:
+   * the agent declines.
+   */
+  readonly aoPerguntar?: (pergunta: ElicitRequestParams) => Promise<ElicitResult>;
+  /** notifications/progress for this call (its progressToken is set by the SDK). */
+  readonly aoProgredir?: (progresso: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
+  /** Aborting it cancels the call: the SDK sends notifications/cancelled. */
+  readonly sinal?: AbortSignal;
+}
+
+export interface ConexaoMcp {
+  /** The server's name in AGENTE_MCP_CONFIG (the room server's, without one). */
+  readonly nome: string;
+  /** Where it is, for messages: its URL, or its command line. */
+  readonly onde: string;
+  /** Known once connected. */
+  era(): Era;
+  conectar(): Promise<void>;
+  /** tools/list, whole (every page); served from cache while the server allows. */
+  ferramentas(traceparent: string): Promise<Tool[]>;
+  chamar(nome: string, argumentos: Record<string, unknown>, opcoes: OpcoesDaChamada): Promise<ResultadoDaFerramenta>;
+  /** Told when the server says its tool list changed (the new list already read). */
+  aoMudarFerramentas(ouvinte: (ferramentas: Tool[]) => void): void;
+  fechar(): Promise<void>;
+}

@@ -1,0 +1,155 @@
+/**
+ * The profile for any MCP server: every tool is a skill. A request is MCP's
+ * own call params in a data part, `{"name": "<skill>", "arguments": {...}}`,
+ * or, for people, the text `<skill> chave=valor chave="valor com espacos"`;
+ * the arguments are checked against the tool's inputSchema before anything
+ * is sent. A result becomes an artifact named after the skill.
+ */
+import { SdkHttpError, UnauthorizedError, type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/client';
+import { objeto } from 'compartilhado/log';
+import type { ConexaoMcp } from '../mcp/conexao.js';
+import { problemaNoEsquema, propriedades, valorPeloTipo } from './esquemas.js';
+import { apresentar, lerRespostas } from './perguntas.js';
+import type { Efeito, Perfil } from './perfil.js';
+import type { Artefato, Chamada, Desfecho, Parte } from './tipos.js';
+
+/** One tool of one server, as a skill. */
+export interface Skill {
+  readonly id: string;
+  readonly conexao: ConexaoMcp;
+  readonly ferramenta: Tool;
+}
+
+/** The skills on offer now (the servers' tool lists change). */
+export interface Skills {
+  skill(id: string): Skill | undefined;
+  lista(): readonly Skill[];
+  /** The connection of a server by name. */
+  conexao(servidor: string): ConexaoMcp | undefined;
+}
+
+const PAR = /([^\s=]+)=("((?:[^"\\]|\\.)*)"|\S*)/gy;
+
+/** `chave=valor chave="valor com espacos"`: the pairs, or undefined if anything else is in the text. */
+function pares(texto: string): [string, string][] | undefined {
+  const lidos: [string, string][] = [];
+  let resto = texto.trim();
+  while (resto !== '') {
+    PAR.lastIndex = 0;
+    const par = PAR.exec(resto);
+    if (!par) return undefined;
+    const [inteiro, chave = '', bruto = '', entreAspas] = par;
+    lidos.push([chave, entreAspas === undefined ? bruto : entreAspas.replace(/\\(.)/g, '$1')]);
+    resto = resto.slice(inteiro.length).trimStart();
+  }
+  return lidos;
+}
+
+export const mensagemForaDoFormato = (skills: readonly Skill[]) =>
+  `Pedido fora do formato. Use a parte de dados {"name": "<skill>", "arguments": {...}} ou o texto "<skill> chave=valor chave=\\"valor com espacos\\"". Skills: ${skills
+    .map((skill) => skill.id)
+    .join(', ')}.`;
+
+/** Text content, image and audio as files with their bytes, links and embedded resources as files with their URI. */
+function parteDe(bloco: ContentBlock): Parte | undefined {
+  switch (bloco.type) {
+    case 'text':
+      return { texto: bloco.text };
+    case 'image':
+    case 'audio':
+      return { arquivo: { bytes: bloco.data, mediaType: bloco.mimeType } };
+    case 'resource_link':
+      return { arquivo: { uri: bloco.uri, nome: bloco.name, ...(bloco.mimeType ? { mediaType: bloco.mimeType } : {}) } };
+    case 'resource': {
+      const { resource } = bloco;
+      const conteudo = 'blob' in resource ? { bytes: resource.blob } : { bytes: Buffer.from(resource.text).toString('base64') };
+      return { arquivo: { uri: resource.uri, ...conteudo, ...(resource.mimeType ? { mediaType: resource.mimeType } : {}) } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const textoDe = (resultado: CallToolResult) =>
+  resultado.content
+    .map((bloco) => (bloco.type === 'text' ? bloco.text : ''))
+    .filter(Boolean)
+    .join('\n');
+
+/** A tool's result as the Task's outcome: isError fails it with the tool's text; anything else completes it with an artifact. */
+export function concluirGenerico(chamada: Chamada, resultado: CallToolResult): Desfecho {
+  const texto = textoDe(resultado);
+  if (resultado.isError) return { estado: 'falhou', mensagem: texto || `${chamada.skill} falhou sem mensagem.` };
+  const dados = objeto(resultado.structuredContent);
+  // With structuredContent, the text blocks are its serialization for older clients: the data part says it once.
+  const partes = resultado.content.filter((bloco) => !dados || bloco.type !== 'text').flatMap((bloco) => parteDe(bloco) ?? []);
+  const artefato: Artefato = { nome: chamada.skill, ...(partes.length > 0 ? { partes } : {}), ...(dados ? { dados } : {}) };
+  return { estado: 'concluida', mensagem: texto || `${chamada.skill} concluida.`, artefato };
+}
+
+/** What a tool may do, as its annotations say: only a read, or an idempotent change, is safe to run again. */
+export function efeitoDe(ferramenta: Tool): Efeito {
+  if (ferramenta.annotations?.readOnlyHint === true) return 'nenhum';
+  return ferramenta.annotations?.idempotentHint === true ? 'repetivel' : 'unico';
+}
+
+export function perfilGenerico(skills: Skills): Perfil {
+  return {
+    ler(entrada) {
+      const dados = objeto(entrada.dados);
+      let id: unknown;
+      let argumentos: unknown;
+      if (dados) {
+        const desconhecidos = Object.keys(dados).filter((campo) => campo !== 'name' && campo !== 'arguments');
+        if (desconhecidos.length > 0)
+          return { erro: `Pedido em dados: campo desconhecido "${desconhecidos.join('", "')}".`, rejeitar: true };
+        ({ name: id, arguments: argumentos = {} } = dados);
+      } else {
+        const texto = entrada.texto.trim();
+        const [primeira = ''] = texto.split(/\s+/, 1);
+        id = primeira;
+        const skill = skills.skill(primeira);
+        const lidos = pares(texto.slice(primeira.length));
+        if (!skill || !lidos) return { erro: mensagemForaDoFormato(skills.lista()) };
+        const campos = propriedades(skill.ferramenta.inputSchema);
+        argumentos = Object.fromEntries(lidos.map(([chave, valor]) => [chave, valorPeloTipo(valor, campos[chave])]));
+      }
+      const skill = typeof id === 'string' ? skills.skill(id) : undefined;
+      if (!skill)
+        return {
+          erro: `Skill desconhecida ${JSON.stringify(id)}. Skills: ${skills
+            .lista()
+            .map((s) => s.id)
+            .join(', ')}.`,
+          rejeitar: true,
+        };
+      const lidos = objeto(argumentos);
+      if (!lidos) return { erro: `Pedido em dados: "arguments" deve ser um objeto JSON.`, rejeitar: true };
+      const problema = problemaNoEsquema(skill.ferramenta.inputSchema, lidos);
+      if (problema) return { erro: `Argumentos recusados por ${skill.id}: ${problema}`, rejeitar: true };
+      return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
+    },
+    conexao(chamada) {
+      const conexao = chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor);
+      if (!conexao) throw new Error(`O servidor MCP ${String(chamada.servidor)} nao esta configurado.`);
+      return conexao;
+    },
+    antes: () => Promise.resolve(undefined),
+    concluir: (chamada, resultado) => concluirGenerico(chamada, resultado),
+    apresentar,
+    lerRespostas: (pausa, entrada) => lerRespostas(pausa.perguntas, entrada),
+    efeito(chamada) {
+      const skill = skills.skill(chamada.skill);
+      return skill ? efeitoDe(skill.ferramenta) : 'unico';
+    },
+    credenciaisRecusadas(erro, conexao) {
+      if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
+      return `O servidor MCP ${conexao.nome} recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.`;
+    },
+    palavras: {
+      efeito: 'a chamada pode ter tido efeito',
+      repeticao: 'que a ferramenta declara segura de repetir',
+      nadaFeito: 'Nada foi feito',
+    },
+  };
+}
