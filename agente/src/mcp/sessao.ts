@@ -1,0 +1,226 @@
+/**
+ * One connection to a configured MCP server: an SDK Client on its own
+ * transport (an HTTP session, or the stdio child), its era found by the
+ * SDK's 'auto' negotiation. On a `sessao` server a tools/call holds the
+ * session alone (generica.ts sees to it), so an elicitation/create that
+ * arrives while it runs belongs to that call and goes to its aoPerguntar.
+ */
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  TRACEPARENT_META_KEY,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type PriorDiscovery,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { campos } from 'compartilhado/log';
+import { CLIENTE, CallToolResultOuPergunta } from './cliente.js';
+import { ehHttp, type ServidorConfigurado } from './configuracao.js';
+import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import { registrar, type Log } from './registro.js';
+import type { Relogio } from './relogio.js';
+
+/** The SDK's timer is left out of a tools/call (the call's Relogio decides); setTimeout's largest delay. */
+const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
+
+/** Where a server is, for messages: a URL without credentials or query (either may hold a token), or the command line. */
+export function ondeEsta(servidor: ServidorConfigurado): string {
+  if (ehHttp(servidor)) return `${servidor.url.origin}${servidor.url.pathname}`;
+  return [servidor.command, ...servidor.args].join(' ');
+}
+
+/**
+ * The child's stderr, piped rather than inherited: each line goes to the
+ * agent's stderr prefixed with the server's name, so with several servers
+ * every line says whose it is, and no control character of the child's can
+ * break or forge one of the agent's log lines.
+ */
+function stderrComPrefixo(transporte: StdioClientTransport, nome: string): void {
+  let resto = '';
+  transporte.stderr?.on('data', (parte: Buffer) => {
+    const linhas = (resto + parte.toString('utf8')).split('\n');
+    resto = linhas.pop() ?? '';
+    for (const linha of linhas) process.stderr.write(`mcp[${nome}] ${linha.replace(/[^\t\x20-\x7e\u00a0-\uffff]/g, '?')}\n`);
+  });
+}
+
+function transporteDe(servidor: ServidorConfigurado): Transport {
+  if (ehHttp(servidor)) return new StreamableHTTPClientTransport(servidor.url, { requestInit: { headers: { ...servidor.headers } } });
+  // The SDK spawns with its safe default environment (PATH, HOME, USER, ...) under the configured env, never the agent's own.
+  const transporte = new StdioClientTransport({
+    command: servidor.command,
+    args: [...servidor.args],
+    env: { ...servidor.env },
+    ...(servidor.cwd === undefined ? {} : { cwd: servidor.cwd }),
+    stderr: 'pipe',
+  });
+  stderrComPrefixo(transporte, servidor.nome);
+  return transporte;
+}
+
+/** A tools/call in flight on a `sessao` session: where its server's questions go. */
+interface Dona {
+  readonly aoPerguntar: OpcoesDaChamada['aoPerguntar'];
+  readonly relogio: Relogio;
+}
+
+export interface Abertura {
+  readonly servidor: ServidorConfigurado;
+  /** This session's ordinal in its server, for the log (the HTTP session id is a credential of sorts: never logged). */
+  readonly numero: number;
+  readonly log: Log;
+  readonly prazoMs: number;
+  /** The era the first session found: later sessions and restarts skip the probe. */
+  readonly veredito?: PriorDiscovery;
+  /** Only the long-lived session listens for tool list changes (list_changed, or subscriptions/listen on a 2026 server). */
+  readonly aoMudarFerramentas?: () => void;
+  /** Told once, when the session can no longer be used (closed, child exited, HTTP session lost). */
+  readonly aoFechar: (sessao: Sessao) => void;
+}
+
+export class Sessao {
+  private dona: Dona | undefined;
+  private aberta = true;
+
+  private constructor(
+    private readonly cliente: Client,
+    private readonly transporte: Transport,
+    private readonly abertura: Abertura,
+  ) {}
+
+  static async abrir(abertura: Abertura): Promise<Sessao> {
+    const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas } = abertura;
+    const rotulo = { servidor: servidor.nome, sessao: numero };
+    const cliente = new Client(CLIENTE, {
+      // Questions in both modes; no sampling and no roots: a server that asks for them gets the SDK's -32601.
+      capabilities: { elicitation: { form: {}, url: {} } },
+      versionNegotiation: { mode: 'auto' },
+      // A 2026 server's input_required comes back to the bridge as it is, to pause the A2A Task.
+      inputRequired: { autoFulfill: false },
+      ...(aoMudarFerramentas ? { listChanged: { tools: { autoRefresh: false, onChanged: () => aoMudarFerramentas() } } } : {}),
+    });
+    const transporte = transporteDe(servidor);
+    const sessao = new Sessao(cliente, transporte, abertura);
+    cliente.setRequestHandler('elicitation/create', ({ params }) => sessao.perguntar(params));
+    cliente.onclose = () => sessao.encerrada();
+    cliente.onerror = (erro) => log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
+    const sondagem = registrar(transporte, rotulo, log);
+    try {
+      await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
+    } catch (erro) {
+      await cliente.close().catch(() => undefined);
+      throw erro;
+    }
+    sondagem(sessao.era);
+    return sessao;
+  }
+
+  get era(): Era {
+    return this.cliente.getProtocolEra() === 'modern' ? 'moderna' : 'sessao';
+  }
+
+  /** What the next session of this server may reuse instead of probing again. */
+  get veredito(): PriorDiscovery {
+    const discover = this.cliente.getDiscoverResult();
+    return discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+  }
+
+  get usavel(): boolean {
+    return this.aberta;
+  }
+
+  /** tools/list, every page; `refresh` skips the SDK's cache (after a list change). */
+  ferramentas(traceparent?: string, renovar = false): Promise<Tool[]> {
+    return this.vigiado(async () => {
+      const meta = traceparent === undefined ? {} : { _meta: { [TRACEPARENT_META_KEY]: traceparent } };
+      const { tools } = await this.cliente.listTools(meta, {
+        timeout: this.abertura.prazoMs,
+        ...(renovar ? { cacheMode: 'refresh' } : {}),
+      });
+      return tools;
+    });
+  }
+
+  /**
+   * tools/call through the SDK's request path with allowInputRequired, so one
+   * path serves both eras: a 2026 server's input_required is the result, a
+   * 2025 server's questions arrive as elicitation/create while it runs.
+   */
+  chamar(nome: string, argumentos: Record<string, unknown>, opcoes: OpcoesDaChamada, relogio: Relogio): Promise<ResultadoDaFerramenta> {
+    const params = {
+      name: nome,
+      arguments: argumentos,
+      ...opcoes.continuacao,
+      _meta: { ...opcoes.meta, [TRACEPARENT_META_KEY]: opcoes.traceparent },
+    };
+    // A 2026 session runs calls side by side: no question can arrive on it to be routed.
+    if (this.era === 'sessao') this.dona = { aoPerguntar: opcoes.aoPerguntar, relogio };
+    return this.vigiado(async () => {
+      try {
+        return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
+          allowInputRequired: true,
+          signal: relogio.sinal,
+          timeout: SEM_PRAZO_DO_SDK,
+          onprogress: (progresso) => {
+            relogio.reiniciar();
+            opcoes.aoProgredir?.(progresso);
+          },
+        });
+      } catch (erro) {
+        // Cancelled by the caller: its own reason, not the SDK's wrapping of it as a timeout.
+        opcoes.sinal?.throwIfAborted();
+        if (!this.aberta)
+          throw new SdkError(
+            SdkErrorCode.ConnectionClosed,
+            `a conexao com ${this.abertura.servidor.nome} (${ondeEsta(this.abertura.servidor)}) caiu durante ${nome}: o desfecho da chamada e desconhecido`,
+          );
+        throw erro;
+      } finally {
+        this.dona = undefined;
+      }
+    });
+  }
+
+  /** Ends the session: the HTTP session is deleted on the server (DELETE), a stdio child is stopped (stdin closed, then signals). */
+  async fechar(): Promise<void> {
+    this.aberta = false;
+    if (this.transporte instanceof StreamableHTTPClientTransport) {
+      const prazo = new Promise<void>((resolver) => setTimeout(resolver, this.abertura.prazoMs).unref());
+      await Promise.race([this.transporte.terminateSession().catch(() => undefined), prazo]);
+    }
+    await this.cliente.close();
+  }
+
+  /** The server asked during a call: the call holding this session answers, or the agent declines. */
+  private async perguntar(pergunta: ElicitRequestParams): Promise<ElicitResult> {
+    const dona = this.dona;
+    if (!dona?.aoPerguntar) return { action: 'decline' };
+    dona.relogio.pausar();
+    try {
+      return await dona.aoPerguntar(pergunta);
+    } finally {
+      dona.relogio.retomar();
+    }
+  }
+
+  /** An HTTP request that failed as HTTP (the session unknown to a restarted server, the network down) leaves the session unusable. */
+  private async vigiado<T>(pedido: () => Promise<T>): Promise<T> {
+    try {
+      return await pedido();
+    } catch (erro) {
+      if (erro instanceof SdkHttpError || erro instanceof TypeError) void this.fechar();
+      throw erro;
+    }
+  }
+
+  private encerrada(): void {
+    this.aberta = false;
+    this.abertura.aoFechar(this);
+  }
+}
