@@ -1,7 +1,8 @@
 /**
- * The agent's MCP client: one SDK Client kept alive (no protocol state rides
- * on it: every request carries its own envelope), pinned to 2026-07-28,
- * declaring form elicitation, and never answering input_required by itself.
+ * The agent's MCP client for the room server: one SDK Client kept alive (no
+ * protocol state rides on it: every request carries its own envelope),
+ * pinned to 2026-07-28, declaring form elicitation, and never answering
+ * input_required by itself.
  */
 import {
   Client,
@@ -11,9 +12,6 @@ import {
   specTypeSchemas,
   TRACEPARENT_META_KEY,
   withInputRequired,
-  type CallToolResult,
-  type InputRequiredResult,
-  type InputResponses,
   type TextResourceContents,
   type Tool,
 } from '@modelcontextprotocol/client';
@@ -21,19 +19,13 @@ import { Readable } from 'node:stream';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
 import { campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
+import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import type { Log } from './registro.js';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
 
-/** What a tools/call can come back as, each outcome checked by the SDK's own schemas. */
-export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
-const CallToolResultOuPergunta = withInputRequired(specTypeSchemas.CallToolResult);
-
-export interface Continuacao {
-  readonly inputResponses: InputResponses;
-  readonly requestState: string;
-}
-
-type Log = (linha: string) => void;
+/** What a tools/call can come back as (ResultadoDaFerramenta), each outcome checked by the SDK's own schemas. */
+export const CallToolResultOuPergunta = withInputRequired(specTypeSchemas.CallToolResult);
 
 function pedidoDe(corpo: unknown): Record<string, unknown> {
   try {
@@ -113,7 +105,8 @@ export function credenciaisRecusadas(erro: unknown, url: URL): string | undefine
   return `O servidor MCP em ${url.href} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
 }
 
-export class ClienteMcp {
+export class ClienteMcp implements ConexaoMcp {
+  readonly nome = 'salas';
   private conexao: Promise<Client> | undefined;
 
   constructor(
@@ -125,6 +118,15 @@ export class ClienteMcp {
     /** How long each request is waited for (AGENTE_MCP_TIMEOUT_SECONDS): past it, a tools/call's outcome is unknown. */
     private readonly prazoMs = 30_000,
   ) {}
+
+  get onde(): string {
+    return this.url.href;
+  }
+
+  /** Pinned to 2026-07-28: questions always come back as input_required. */
+  era(): Era {
+    return 'moderna';
+  }
 
   /** Connects once; a failed connection is retried by the next caller. */
   private cliente(): Promise<Client> {
@@ -167,16 +169,32 @@ export class ClienteMcp {
   /**
    * tools/call on a fresh JSON-RPC id; a continuation adds inputResponses
    * and the echoed state; `meta` adds entries to `_meta` (an idempotency key).
+   * A 2026 server asks nothing during a call, so aoPerguntar is never used.
    */
-  async chamar(
-    name: string,
-    args: Record<string, unknown>,
-    traceparent: string,
-    continuacao?: Continuacao,
-    meta?: Readonly<Record<string, string>>,
-  ): Promise<ResultadoDaFerramenta> {
+  async chamar(name: string, args: Record<string, unknown>, opcoes: OpcoesDaChamada): Promise<ResultadoDaFerramenta> {
     const cliente = await this.cliente();
+    const { traceparent, continuacao, meta, aoProgredir, sinal } = opcoes;
     const params = { name, arguments: args, ...continuacao, _meta: { ...meta, [TRACEPARENT_META_KEY]: traceparent } };
-    return cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, { allowInputRequired: true, timeout: this.prazoMs });
+    try {
+      return await cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
+        allowInputRequired: true,
+        timeout: this.prazoMs,
+        ...(aoProgredir ? { onprogress: aoProgredir, resetTimeoutOnProgress: true } : {}),
+        ...(sinal ? { signal: sinal } : {}),
+      });
+    } catch (erro) {
+      // Cancelled by the caller: its own reason, not the SDK's wrapping of it as a timeout.
+      sinal?.throwIfAborted();
+      throw erro;
+    }
+  }
+
+  /** The room server's tools never change (it declares tools.listChanged false): there is nothing to tell. */
+  aoMudarFerramentas(): void {}
+
+  async fechar(): Promise<void> {
+    const cliente = await this.conexao?.catch(() => undefined);
+    this.conexao = undefined;
+    await cliente?.close();
   }
 }
