@@ -2,8 +2,9 @@
  * The agent's stores: one contract for every pause engine (memory, SQLite,
  * PostgreSQL), the limits and the clock over them, the Task turns, the
  * Task stores, and one ListTasks contract for the Task store in memory and
- * the SDK's DatabaseTaskStore (SQLite, PostgreSQL), and one contract for
- * the webhook stores (memory, and the SDK's DatabasePushNotificationStore).
+ * the SDK's DatabaseTaskStore (SQLite, PostgreSQL), one contract for
+ * the webhook stores (memory, and the SDK's DatabasePushNotificationStore),
+ * and the migrations of the pauses table.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -30,6 +31,7 @@ import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
 import { publicadorForaDoPedido, type PublicarForaDoPedido } from '../src/armazenamento/publicador.js';
 import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { BancoIndisponivel } from '../src/armazenamento/banco.js';
+import { migrarPausas } from '../src/armazenamento/migracoes.js';
 import { DONO_ANONIMO, type Dono } from '../src/a2a/escopo.js';
 import { Eventos } from '../src/a2a/eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/armazenamento/exclusao.js';
@@ -109,7 +111,7 @@ async function comTabelaDoSdk<T>(motor: Motor, prefixo: string, ddl: (texto: (ta
 
 async function noBanco(motor: Motor): Promise<Pausas> {
   const db = await bancoNovo<TabelaDePausas>(motor, 'pausas');
-  await PausasNoBanco.criarTabela(db, motor === 'postgres');
+  await migrarPausas(db);
   return new PausasNoBanco(db);
 }
 
@@ -962,3 +964,84 @@ for (const [nome, criar] of [
     });
   });
 }
+
+/** a2a_pausas as agents before kysely's Migrator left it (PausasNoBanco.criarTabela, no ledger): first without claims. */
+const PAUSAS_ANTIGAS = [
+  'create table a2a_pausas (task_id varchar(255) primary key, criada_em bigint not null, dados text not null)',
+  'create index a2a_pausas_criada_em on a2a_pausas (criada_em)',
+];
+const REIVINDICACOES_ANTIGAS = [
+  'alter table a2a_pausas add column reivindicada_ate bigint',
+  'alter table a2a_pausas add column reivindicacao text',
+  'create index a2a_pausas_reivindicada_ate on a2a_pausas (reivindicada_ate)',
+];
+
+/** A database abrirArmazenamento can open by name (a SQLite file, or PostgreSQL), and a connection of the test's own to it. */
+async function bancoNomeado(motor: Motor): Promise<{ banco: string; db: Kysely<TabelaDePausas> }> {
+  const banco =
+    motor === 'sqlite' ? join(pasta, `antigo-${randomUUID()}.db`) : await postgres.novoBanco(`antigo_${randomUUID().replaceAll('-', '')}`);
+  const dialect: Dialect =
+    motor === 'sqlite'
+      ? new SqliteDialect({ database: new Sqlite(banco) })
+      : new PostgresDialect({ pool: new pg.Pool({ connectionString: banco }) });
+  const db = new Kysely<TabelaDePausas>({ dialect });
+  abertos.push(db);
+  return { banco, db };
+}
+
+const migracoesAplicadas = async (db: Kysely<TabelaDePausas>) =>
+  (await sql<{ name: string }>`select name from a2a_pausas_migracoes order by name`.execute(db)).rows.map((linha) => linha.name);
+
+describe('a2a_pausas migrations (kysely Migrator)', () => {
+  for (const motor of ['sqlite', 'postgres'] as const) {
+    for (const comReivindicacoes of [false, true]) {
+      it(`on ${motor}, a table the old code left ${comReivindicacoes ? 'with' : 'before'} claims is kept, every row as it was, and entered in the ledger`, async () => {
+        const { banco, db } = await bancoNomeado(motor);
+        for (const comando of [...PAUSAS_ANTIGAS, ...(comReivindicacoes ? REIVINDICACOES_ANTIGAS : [])]) await sql.raw(comando).execute(db);
+        await db
+          .insertInto('a2a_pausas')
+          .values([
+            { task_id: 'a', criada_em: 1, dados: '{"passo":"a"}' },
+            { task_id: 'b', criada_em: 2, dados: '{"passo":"b"}' },
+          ])
+          .execute();
+        if (comReivindicacoes)
+          await db
+            .updateTable('a2a_pausas')
+            .set({ reivindicada_ate: 99, reivindicacao: '{"por":"outro","ate":99}' })
+            .where('task_id', '=', 'b')
+            .execute();
+        const antes = await db.selectFrom('a2a_pausas').selectAll().orderBy('task_id').execute();
+        const armazenamento = await abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined });
+        abertos.push({ destroy: () => armazenamento.fechar() });
+        const depois = await db.selectFrom('a2a_pausas').selectAll().orderBy('task_id').execute();
+        assert.deepEqual(
+          depois,
+          comReivindicacoes ? antes : antes.map((linha) => ({ ...linha, reivindicada_ate: null, reivindicacao: null })),
+        );
+        assert.deepEqual(await migracoesAplicadas(db), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao']);
+        assert.deepEqual(await armazenamento.pausas.vencidas(100, 10), comReivindicacoes ? ['b'] : [], 'the claim columns are read');
+        await migrarPausas(db);
+        assert.deepEqual(
+          await migracoesAplicadas(db),
+          ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao'],
+          'a later start applies nothing',
+        );
+      });
+    }
+  }
+
+  it('on PostgreSQL, agents starting together migrate once: one applies, the others wait for its lock and find the ledger full', async () => {
+    const url = await postgres.novoBanco(`juntos_${randomUUID().replaceAll('-', '')}`);
+    const agentes = Array.from(
+      { length: 4 },
+      () => new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) }),
+    );
+    abertos.push(...agentes);
+    await Promise.all(agentes.map(migrarPausas));
+    const [um] = agentes;
+    assert.ok(um);
+    assert.deepEqual(await migracoesAplicadas(um), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao']);
+    assert.equal(await new PausasNoBanco(um).total(), 0);
+  });
+});

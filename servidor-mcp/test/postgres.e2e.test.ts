@@ -64,6 +64,45 @@ function servidores() {
   };
 }
 
+const MIGRACOES = ['0001_reservas_sem_sobreposicao', '0002_semente', '0003_chave_de_idempotencia'];
+
+/** The names kysely's Migrator entered in the ledger, in order. */
+const migracoesAplicadas = async (consultar: (sql: string) => Promise<unknown[]>) =>
+  lidas(z.object({ name: z.string() }), await consultar('SELECT name FROM reservas_migracoes_kysely ORDER BY name')).map((l) => l.name);
+
+/**
+ * A database as servers before kysely's Migrator left it, in their own
+ * SQL: their ledger reservas_migracoes with versions 1 and 2 (and 3, the
+ * key column, when `comChave`), the seed, one booking of theirs, and two
+ * ids a refused booking consumed.
+ */
+const bancoAntigo = (comChave: boolean) => `
+  CREATE TABLE reservas_migracoes (versao integer PRIMARY KEY, descricao text NOT NULL, aplicada_em timestamptz NOT NULL DEFAULT now());
+  CREATE EXTENSION IF NOT EXISTS btree_gist;
+  CREATE SEQUENCE reservas_numero;
+  CREATE TABLE reservas (
+    numero bigint PRIMARY KEY DEFAULT nextval('reservas_numero'),
+    sala text NOT NULL,
+    inicio text NOT NULL,
+    fim text NOT NULL,
+    responsavel text NOT NULL,
+    periodo tstzrange NOT NULL CHECK (NOT isempty(periodo)),
+    criada_em timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT reservas_sem_sobreposicao EXCLUDE USING gist (sala WITH =, periodo WITH &&)
+  );
+  ALTER SEQUENCE reservas_numero OWNED BY reservas.numero;
+  INSERT INTO reservas_migracoes (versao, descricao) VALUES (1, 'reservas sem sobreposicao por sala (btree_gist, tstzrange [inicio, fim))');
+  INSERT INTO reservas (numero, sala, inicio, fim, responsavel, periodo) VALUES
+    (1, 'sala-garagem', '2026-11-03T14:00:00-03:00', '2026-11-03T15:00:00-03:00', 'Marty', tstzrange('2026-11-03T14:00:00-03:00', '2026-11-03T15:00:00-03:00', '[)')),
+    (2, 'sala-fusca', '2026-11-03T16:00:00-03:00', '2026-11-03T17:00:00-03:00', 'Jennifer', tstzrange('2026-11-03T16:00:00-03:00', '2026-11-03T17:00:00-03:00', '[)'));
+  SELECT setval('reservas_numero', 2);
+  INSERT INTO reservas_migracoes (versao, descricao) VALUES (2, 'reservas iniciais de dados/reservas.json');
+  ${comChave ? "ALTER TABLE reservas ADD COLUMN chave text UNIQUE; INSERT INTO reservas_migracoes (versao, descricao) VALUES (3, 'chave de idempotencia unica por reserva (nula nas que nao tem)');" : ''}
+  INSERT INTO reservas (sala, inicio, fim, responsavel, periodo) VALUES
+    ('sala-aquario', '2027-05-03T09:00:00-03:00', '2027-05-03T10:00:00-03:00', 'Doc', tstzrange('2027-05-03T09:00:00-03:00', '2027-05-03T10:00:00-03:00', '[)'));
+  SELECT nextval('reservas_numero'), nextval('reservas_numero');
+`;
+
 describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
   it('three servers starting at once migrate and seed dados/reservas.json exactly once', async () => {
     const { url, consultar } = await banco();
@@ -76,12 +115,8 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
         { numero: 1, sala: 'sala-garagem' },
         { numero: 2, sala: 'sala-fusca' },
       ]);
-      assert.deepEqual(
-        lidas(z.object({ versao: z.number() }), await consultar('SELECT versao FROM reservas_migracoes ORDER BY versao')).map(
-          (l) => l.versao,
-        ),
-        [1, 2, 3],
-      );
+      assert.deepEqual(await migracoesAplicadas(consultar), MIGRACOES);
+      assert.deepEqual(await consultar(`SELECT to_regclass('reservas_migracoes') AS antigo`), [{ antigo: null }], 'no old ledger made');
       await processos.subir(url, segredoDeTeste());
       const [contagem] = lidas(Contagem, await consultar('SELECT count(*)::int AS n FROM reservas'));
       assert.equal(contagem?.n, 2, 'a later start seeds nothing again');
@@ -89,6 +124,38 @@ describe('RESERVAS_DB: MCP servers sharing PostgreSQL', () => {
       await processos.parar();
     }
   });
+
+  for (const comChave of [true, false]) {
+    it(`a database the old code migrated${comChave ? '' : ' before the key column'} is taken as it stands: every row kept, no seed again, ids go on`, async () => {
+      const { url, consultar } = await banco();
+      const antigo = new pg.Client(url);
+      await antigo.connect();
+      await antigo.query(bancoAntigo(comChave)).finally(() => antigo.end());
+      const todas = () =>
+        consultar('SELECT numero::int, sala, inicio, fim, responsavel, periodo::text, criada_em::text FROM reservas ORDER BY numero');
+      const antigoLivro = () => consultar('SELECT versao, descricao, aplicada_em::text FROM reservas_migracoes ORDER BY versao');
+      const [antes, livroAntes] = [await todas(), await antigoLivro()];
+      const processos = servidores();
+      try {
+        const [a] = await processos.subir(url, segredoDeTeste(), 2);
+        assert.ok(a);
+        assert.deepEqual(await todas(), antes);
+        assert.deepEqual(await migracoesAplicadas(consultar), MIGRACOES);
+        assert.deepEqual(await antigoLivro(), livroAntes, 'the old ledger is left as it was');
+        const nova = reserva(await reservar(a, 'sala-aquario', '2027-05-03', '10:00', '11:00'));
+        assert.equal(nova.reserva, 'res-0006', 'after the ids the old servers consumed');
+        const chave = lidas(
+          Contagem,
+          await consultar(
+            `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'reservas' AND column_name = 'chave'`,
+          ),
+        );
+        assert.deepEqual(chave, [{ n: 1 }]);
+      } finally {
+        await processos.parar();
+      }
+    });
+  }
 
   it('a booking made on one server is a conflict on the other, and ids never repeat across servers', async () => {
     const { url } = await banco();

@@ -9,7 +9,6 @@ import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/s
 import type { Kysely } from 'kysely';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
-import { migrar } from './migracoes.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
 import { TarefasEmMemoria } from './tarefas.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../push/webhooks.js';
@@ -64,12 +63,13 @@ export async function abrirArmazenamento({
     };
   }
   // The database code is loaded only when a database is asked for: an agent in memory starts without it.
-  const [{ DatabasePushNotificationStore, DatabaseTaskStore }, { Kysely, PostgresDialect, SqliteDialect }] = await Promise.all([
-    import('@a2a-js/sdk/server/database'),
-    import('kysely'),
-  ]);
+  const [
+    { DatabasePushNotificationStore, DatabaseTaskStore },
+    { Kysely, PostgresDialect, SqliteDialect },
+    { migrarPausas, migrarTabelasDoSdk },
+  ] = await Promise.all([import('@a2a-js/sdk/server/database'), import('kysely'), import('./migracoes.js')]);
   if (ehPostgres(banco)) {
-    await migrar(banco);
+    await migrarTabelasDoSdk(banco);
     const { default: pg } = await import('pg');
     // Every connection listens for its own loss, idle or checked out (pg emits 'error' on a client no
     // query is waiting on, and an unheard one ends the process): the step that held it fails alone. The
@@ -79,7 +79,7 @@ export async function abrirArmazenamento({
         .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
-    await PausasNoBanco.criarTabela(db, true);
+    await migrarPausas(db);
     return noSql(
       db,
       new ExclusaoNoPostgres(pool(20)),
@@ -88,10 +88,10 @@ export async function abrirArmazenamento({
       DatabasePushNotificationStore,
     );
   }
-  await migrar(`sqlite:${banco}`);
+  await migrarTabelasDoSdk(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
   const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
-  await PausasNoBanco.criarTabela(db, false);
+  await migrarPausas(db);
   // A SQLite file serves one agent: turns are taken in this process only.
   return noSql(db, new ExclusaoLocal(), `SQLite (${banco})`, DatabaseTaskStore, DatabasePushNotificationStore);
 }

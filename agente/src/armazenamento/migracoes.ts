@@ -1,14 +1,24 @@
-/** The database's schema, made or brought up to date when the agent opens it. */
+/**
+ * The database's schema, made or brought up to date when the agent opens
+ * it, by kysely's Migrator: the SDK's tables (tasks, push_notification_configs)
+ * by the SDK's own tool, which runs it over the migrations the SDK ships;
+ * ours (a2a_pausas) here, over migrations written in this file, because the
+ * agent is bundled into one file and has no migration folder to read.
+ * Loaded only by an agent with TASKS_DB, as kysely is.
+ */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import type { TabelaDePausas } from './pausas.js';
 
 /**
  * The SDK's own schema tool (`a2a-db upgrade`), run once at start: safe to
  * repeat. The URL goes by environment, not argv (where `ps` would show a
  * password); a failure is told in one line, without it.
  */
-export async function migrar(urlDoBanco: string): Promise<void> {
+export async function migrarTabelasDoSdk(urlDoBanco: string): Promise<void> {
   const cli = fileURLToPath(
     new URL('./cli/a2a_db.js', import.meta.resolve('@a2a-js/sdk/server/database').replace(/server\/database\/index\.js$/, '')),
   );
@@ -34,5 +44,65 @@ export async function migrar(urlDoBanco: string): Promise<void> {
         ),
       );
     });
+  });
+}
+
+const PAUSAS = 'a2a_pausas';
+
+/**
+ * Both engines' columns exist whatever made the table: an agent before
+ * this Migrator (PausasNoBanco.criarTabela, which kept no ledger) made the
+ * same table, at first without the claim columns. So each migration is
+ * written to find its work possibly done: the table and indexes IF NOT
+ * EXISTS, a column only if missing. A database of the old code is then
+ * taken as it is, rows untouched, and entered in the ledger; nothing old
+ * is read or dropped. On SQLite kysely runs migrations outside a
+ * transaction (it has no transactional DDL there): an agent killed
+ * half-way finds its work done the same way at the next start.
+ */
+const MIGRACOES: Readonly<Record<string, Migration>> = {
+  '0001_a2a_pausas': {
+    async up(db) {
+      await db.schema
+        .createTable(PAUSAS)
+        .ifNotExists()
+        .addColumn('task_id', 'varchar(255)', (coluna) => coluna.primaryKey())
+        .addColumn('criada_em', 'bigint', (coluna) => coluna.notNull())
+        .addColumn('dados', 'text', (coluna) => coluna.notNull())
+        .execute();
+      await db.schema.createIndex(`${PAUSAS}_criada_em`).ifNotExists().on(PAUSAS).column('criada_em').execute();
+    },
+  },
+  '0002_a2a_pausas_reivindicacao': {
+    async up(db) {
+      const [tabela] = (await db.introspection.getTables()).filter((t) => t.name === PAUSAS);
+      const colunas = new Set(tabela?.columns.map((coluna) => coluna.name));
+      if (!colunas.has('reivindicada_ate')) await db.schema.alterTable(PAUSAS).addColumn('reivindicada_ate', 'bigint').execute();
+      if (!colunas.has('reivindicacao')) await db.schema.alterTable(PAUSAS).addColumn('reivindicacao', 'text').execute();
+      await db.schema.createIndex(`${PAUSAS}_reivindicada_ate`).ifNotExists().on(PAUSAS).column('reivindicada_ate').execute();
+    },
+  },
+};
+
+/**
+ * Applies what the ledger (a2a_pausas_migracoes) lacks. On PostgreSQL
+ * kysely holds a session advisory lock for the whole run, one key for
+ * every Migrator on the database, and migrates in one transaction: of
+ * agents starting together, one migrates, the others wait and then find
+ * the ledger full. On SQLite it takes no lock: a file serves one agent.
+ * The lock table is the one the SDK's tool makes, so no other is added.
+ */
+export async function migrarPausas(db: Kysely<TabelaDePausas>): Promise<void> {
+  const { error: erro, results: resultados } = await new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(MIGRACOES) },
+    migrationTableName: `${PAUSAS}_migracoes`,
+    migrationLockTableName: 'a2a_migrations_lock',
+  }).migrateToLatest();
+  if (erro === undefined) return;
+  const falhou = resultados?.find((resultado) => resultado.status === 'Error')?.migrationName;
+  const mensagem = erro instanceof Error ? erro.message : JSON.stringify(erro);
+  throw new Error(`TASKS_DB: nao consegui preparar a tabela ${PAUSAS}${falhou ? ` (migracao ${falhou})` : ''}: ${mensagem}`, {
+    cause: erro,
   });
 }

@@ -8,105 +8,11 @@
  */
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
-import {
-  idDaReserva,
-  numeroDaReserva,
-  sobrepoe,
-  type DadosDaReserva,
-  type Intervalo,
-  type Ocupacao,
-  type Reserva,
-} from '../dominio/regras.js';
+import { idDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
 import { ReservasIndisponiveis, type Insercao, type Reservas } from './reservas.js';
 
-interface Migracao {
-  readonly versao: number;
-  readonly descricao: string;
-  aplicar(cliente: pg.PoolClient, semente: readonly Ocupacao[]): Promise<unknown>;
-}
-
-const instante = (ms: number) => new Date(ms).toISOString();
-
-/** In order, each applied once per database; the table reservas_migracoes says which. */
-const MIGRACOES: readonly Migracao[] = [
-  {
-    versao: 1,
-    descricao: 'reservas sem sobreposicao por sala (btree_gist, tstzrange [inicio, fim))',
-    aplicar: (cliente) =>
-      cliente.query(`
-        CREATE EXTENSION IF NOT EXISTS btree_gist;
-        CREATE SEQUENCE reservas_numero;
-        CREATE TABLE reservas (
-          numero bigint PRIMARY KEY DEFAULT nextval('reservas_numero'),
-          sala text NOT NULL,
-          inicio text NOT NULL,
-          fim text NOT NULL,
-          responsavel text NOT NULL,
-          periodo tstzrange NOT NULL CHECK (NOT isempty(periodo)),
-          criada_em timestamptz NOT NULL DEFAULT now(),
-          CONSTRAINT reservas_sem_sobreposicao EXCLUDE USING gist (sala WITH =, periodo WITH &&)
-        );
-        ALTER SEQUENCE reservas_numero OWNED BY reservas.numero;
-      `),
-  },
-  {
-    versao: 2,
-    descricao: 'reservas iniciais de dados/reservas.json',
-    aplicar: async (cliente, semente) => {
-      const coluna = <T>(valor: (ocupacao: Ocupacao) => T) => semente.map(valor);
-      await cliente.query(
-        `INSERT INTO reservas (numero, sala, inicio, fim, responsavel, periodo)
-         SELECT numero, sala, inicio, fim, responsavel, tstzrange(de, ate, '[)')
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[])
-           AS semente(numero, sala, inicio, fim, responsavel, de, ate)`,
-        [
-          coluna((o) => numeroDaReserva(o.reserva.id)),
-          coluna((o) => o.reserva.sala),
-          coluna((o) => o.reserva.inicio),
-          coluna((o) => o.reserva.fim),
-          coluna((o) => o.reserva.responsavel),
-          coluna((o) => instante(o.inicio)),
-          coluna((o) => instante(o.fim)),
-        ],
-      );
-      // New ids continue after the highest one of the file.
-      await cliente.query(`SELECT setval('reservas_numero', max(numero)) FROM reservas HAVING max(numero) IS NOT NULL`);
-    },
-  },
-  {
-    versao: 3,
-    descricao: 'chave de idempotencia unica por reserva (nula nas que nao tem)',
-    // NULLs never collide in a UNIQUE column: the bookings without a key are unaffected.
-    aplicar: (cliente) => cliente.query('ALTER TABLE reservas ADD COLUMN chave text UNIQUE'),
-  },
-];
-
-/**
- * Applies what is missing, in one transaction under an advisory lock: of
- * several servers starting at once, one migrates and seeds, the others
- * wait and then find everything done.
- */
-async function migrar(pool: pg.Pool, semente: readonly Ocupacao[]): Promise<void> {
-  const cliente = await pool.connect();
-  try {
-    await cliente.query('BEGIN');
-    await cliente.query(`SELECT pg_advisory_xact_lock(hashtext('a-ponte/servidor-mcp/migracoes'))`);
-    await cliente.query(`CREATE TABLE IF NOT EXISTS reservas_migracoes (
-      versao integer PRIMARY KEY, descricao text NOT NULL, aplicada_em timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await cliente.query<{ versao: number }>('SELECT versao FROM reservas_migracoes');
-    const aplicadas = new Set(rows.map((linha) => linha.versao));
-    for (const migracao of MIGRACOES.filter((m) => !aplicadas.has(m.versao))) {
-      await migracao.aplicar(cliente, semente);
-      await cliente.query('INSERT INTO reservas_migracoes (versao, descricao) VALUES ($1, $2)', [migracao.versao, migracao.descricao]);
-    }
-    await cliente.query('COMMIT');
-  } catch (erro) {
-    await cliente.query('ROLLBACK').catch(() => undefined);
-    throw erro;
-  } finally {
-    cliente.release();
-  }
-}
+/** An instant as a timestamptz parameter. */
+export const instante = (ms: number) => new Date(ms).toISOString();
 
 interface Linha {
   numero: string;
@@ -170,6 +76,8 @@ export class ReservasNoPostgres implements Reservas {
     // the process. The pool repeats an idle client's loss: heard once, from the client itself.
     pool.on('error', () => undefined).on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     try {
+      // Loaded only here: a server without RESERVAS_DB starts without kysely.
+      const { migrar } = await import('./migracoes.js');
       await migrar(pool, semente);
     } catch (erro) {
       await pool.end().catch(() => undefined);
