@@ -23,37 +23,21 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import {
-  DefaultRequestHandler,
-  type AgentExecutor,
-  type PushNotificationSender,
-  type PushNotificationStore,
-  type ServerCallContext,
-} from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
-import { destinoRecusado } from '../push/avisos.js';
+import { avisoDeEstado } from '../push/avisos.js';
+import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
 import type { TarefasDaPonte } from '../armazenamento/gravacao.js';
 import { TERMINAIS } from '../armazenamento/tarefas.js';
-import { avisoDeEstado } from './eventos.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import type { Passos } from './passos.js';
 
 /**
  * Names a client chooses, cut to what the database columns hold (the SDK's
  * schema): past them a write would fail as a database error, not as the
- * client's mistake. A Task's webhooks are few.
+ * client's mistake.
  */
-const LIMITES = { contextId: 36, tenant: 255, idDoWebhook: 36, webhooksPorTask: 10, referenceTaskIds: 16 };
-
-/** What a webhook's token and credentials read as once stored: they were written by the client, and are the client's to keep. */
-export const SEGREDO_OCULTO = '********';
-
-export interface Push {
-  readonly configs: PushNotificationStore;
-  readonly avisos: PushNotificationSender;
-  /** The hosts a webhook may point at (AGENTE_PUSH_HOSTS). */
-  readonly hosts: ReadonlySet<string>;
-}
+const LIMITES = { contextId: 36, tenant: 255, referenceTaskIds: 16 };
 
 export class Atendimento extends DefaultRequestHandler {
   constructor(
@@ -121,7 +105,7 @@ export class Atendimento extends DefaultRequestHandler {
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    await this.conferirWebhook(params.taskId, params, context);
+    await conferirWebhook(params.taskId, params, context, this.push);
     return super.createTaskPushNotificationConfig(params, context);
   }
 
@@ -167,40 +151,8 @@ export class Atendimento extends DefaultRequestHandler {
     }
     const webhook = params.configuration?.taskPushNotificationConfig;
     // A new Task has no webhook yet; a continuation adds one to those its Task has.
-    if (webhook) await this.conferirWebhook(params.message?.taskId ?? '', webhook, context);
+    if (webhook) await conferirWebhook(params.message?.taskId ?? '', webhook, context, this.push);
   }
-
-  /** A webhook about to be stored for `taskId` (empty for a Task not yet created). */
-  private async conferirWebhook(taskId: string, config: TaskPushNotificationConfig, context: ServerCallContext): Promise<void> {
-    const recusa = destinoRecusado(config.url, this.push.hosts);
-    if (recusa) throw new RequestMalformedError(`Webhook recusado: ${recusa}`);
-    if (config.id.length > LIMITES.idDoWebhook) {
-      throw new RequestMalformedError(`O id do webhook tem mais de ${String(LIMITES.idDoWebhook)} caracteres.`);
-    }
-    // Sent as HTTP headers at every delivery: refused now, not at the first notification.
-    if ([config.token, config.authentication?.credentials, config.authentication?.scheme].some(naoCabeNumCabecalho)) {
-      throw new RequestMalformedError('O token ou as credenciais do webhook trazem caracteres que nao cabem num cabecalho HTTP.');
-    }
-    if (!taskId) return;
-    const existentes = await this.push.configs.load(taskId, context);
-    if (existentes.length >= LIMITES.webhooksPorTask && !existentes.some((existente) => existente.id === config.id)) {
-      throw new RequestMalformedError(
-        `A Task ${taskId} ja tem ${String(LIMITES.webhooksPorTask)} webhooks: apague um antes de criar outro.`,
-      );
-    }
-  }
-}
-
-/** Control characters (CR, LF, NUL...) and anything past Latin-1 cannot be sent in a header value. */
-const naoCabeNumCabecalho = (valor: string | undefined) => valor !== undefined && /[^\t\x20-\x7e\x80-\xff]/.test(valor);
-
-function semSegredos(config: TaskPushNotificationConfig): TaskPushNotificationConfig {
-  const oculto = (valor: string) => (valor ? SEGREDO_OCULTO : valor);
-  return {
-    ...config,
-    token: oculto(config.token),
-    ...(config.authentication && { authentication: { ...config.authentication, credentials: oculto(config.authentication.credentials) } }),
-  };
 }
 
 /**

@@ -1,14 +1,6 @@
 /** Small builders for the events an executor publishes, written in the A2A JSON form. */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  Message,
-  Task,
-  TaskArtifactUpdateEvent,
-  TaskState,
-  TaskStatusUpdateEvent,
-  taskStateToJSON,
-  type StreamResponse,
-} from '@a2a-js/sdk';
+import { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent, taskStateToJSON } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
 import type { Artefato, Parte } from '../ponte/tipos.js';
 
@@ -67,13 +59,6 @@ export class Eventos {
   private mensagem(parts: object[]) {
     return { messageId: randomUUID(), role: 'ROLE_AGENT', parts, taskId: this.taskId, contextId: this.contextId };
   }
-}
-
-/** A Task's current status as the notification a webhook receives for a status change. */
-export function avisoDeEstado(task: Task): StreamResponse {
-  const statusUpdate = TaskStatusUpdateEvent.fromJSON({ taskId: task.id, contextId: task.contextId });
-  statusUpdate.status = task.status;
-  return { payload: { $case: 'statusUpdate', value: statusUpdate } };
 }
 
 const agora = () => new Date().toISOString();

@@ -1,7 +1,8 @@
 /** A Task's outcome stored, and told to its webhooks, outside any request. */
 import { ResultManager, type AgentExecutionEvent, type PushNotificationSender } from '@a2a-js/sdk/server';
 import { contextoDe, type Dono } from '../a2a/escopo.js';
-import { avisoDeEstado, Eventos } from '../a2a/eventos.js';
+import { Eventos } from '../a2a/eventos.js';
+import { avisoDeEstado } from '../push/avisos.js';
 import type { Junto, TarefasDaPonte } from './gravacao.js';
 import { terminal } from './tarefas.js';
 

@@ -5,7 +5,15 @@
  * redirects (a way round any host check, into the agent's own network),
  * never re-checks the host and reports on console.error.
  */
-import { A2A_CONTENT_TYPE, StreamResponse, taskStateToJSON, type TaskPushNotificationConfig, type TaskStatus } from '@a2a-js/sdk';
+import {
+  A2A_CONTENT_TYPE,
+  StreamResponse,
+  TaskStatusUpdateEvent,
+  taskStateToJSON,
+  type Task,
+  type TaskPushNotificationConfig,
+  type TaskStatus,
+} from '@a2a-js/sdk';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { setTimeout as esperar } from 'node:timers/promises';
 import { campos } from 'compartilhado/log';
@@ -41,6 +49,13 @@ export function destinoRecusado(url: string, hosts: ReadonlySet<string>): string
   if (!hosts.has(host) && !hosts.has(`${destino.hostname}:${porta}`))
     return `o host "${host}" na porta ${porta} nao esta em AGENTE_PUSH_HOSTS`;
   return undefined;
+}
+
+/** A Task's current status as the notification a webhook receives for a status change. */
+export function avisoDeEstado(task: Task): StreamResponse {
+  const statusUpdate = TaskStatusUpdateEvent.fromJSON({ taskId: task.id, contextId: task.contextId });
+  statusUpdate.status = task.status;
+  return { payload: { $case: 'statusUpdate', value: statusUpdate } };
 }
 
 /** The webhook as a log line may show it: its origin only; the path, the query string or the userinfo may hold a secret. */
