@@ -1,0 +1,133 @@
+/**
+ * The generic bridge's end-to-end pieces: third-party MCP servers started
+ * as their users start them (server-everything over Streamable HTTP,
+ * server-memory over stdio), the fixture of two question rounds, an
+ * AGENTE_MCP_CONFIG file in a temporary folder, and the agent bundle
+ * started with it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ARQUIVO_DO_AGENTE, iniciar, type Processo } from '../../scripts/processos.js';
+
+const RAIZ = fileURLToPath(new URL('../../', import.meta.url));
+
+export const EVERYTHING = join(RAIZ, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const MEMORY = join(RAIZ, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+/** The 2026-07-28 fixture: agendar_visita, two questions at once, then a confirmation. */
+export const PERGUNTAS = 'test/apoio/servidores/perguntas.ts';
+
+/** A port free right now on loopback, for a server that cannot take 0 and say which port it got. */
+export const portaLivre = () =>
+  new Promise<number>((resolver, rejeitar) => {
+    const teste = createServer()
+      .once('error', rejeitar)
+      .listen(0, '127.0.0.1', () => {
+        const endereco = teste.address();
+        const porta = typeof endereco === 'object' && endereco !== null ? endereco.port : 0;
+        teste.close(() => resolver(porta));
+      });
+  });
+
+export interface ServidorExterno {
+  /** The MCP endpoint. */
+  readonly url: string;
+  /** Every stderr line so far (stdout is one line per request: drained, not kept). */
+  readonly linhas: string[];
+  parar(): Promise<void>;
+}
+
+/**
+ * server-everything over Streamable HTTP on a port chosen here: with PORT=0
+ * it binds some port but prints 0. Ready when its stderr says it listens;
+ * its stdout is read and dropped, or a full pipe would block it.
+ */
+export async function iniciarEverything(ms = 20_000): Promise<ServidorExterno> {
+  const porta = await portaLivre();
+  const filho = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    cwd: RAIZ,
+    env: { ...process.env, PORT: String(porta) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  filho.stdout.resume();
+  const linhas: string[] = [];
+  const saida = new Promise<void>((resolver) => filho.once('exit', () => resolver()));
+  await new Promise<void>((resolver, rejeitar) => {
+    let resto = '';
+    const relogio = setTimeout(() => {
+      filho.kill();
+      rejeitar(new Error(`server-everything nao ficou pronto em ${String(ms)}ms:\n${linhas.join('\n')}`));
+    }, ms);
+    filho.stderr.on('data', (parte: Buffer) => {
+      resto += parte.toString('utf8');
+      const completas = resto.split('\n');
+      resto = completas.pop() ?? '';
+      linhas.push(...completas);
+      if (completas.some((linha) => linha.includes(`listening on port ${String(porta)}`))) {
+        clearTimeout(relogio);
+        resolver();
+      }
+    });
+    // A port taken between our check and its bind ends the process: said here, not as a timeout.
+    void saida.then(() => {
+      clearTimeout(relogio);
+      rejeitar(new Error(`server-everything saiu antes de ouvir na porta ${String(porta)}:\n${linhas.join('\n')}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${String(porta)}/mcp`,
+    linhas,
+    async parar() {
+      if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');
+      await saida;
+    },
+  };
+}
+
+/** The fixture, through tsx; it prints the "ouvindo em" line iniciar() waits for. */
+export const iniciarPerguntas = () => iniciar(PERGUNTAS, { PORT: '0' });
+
+/** One server as the mcpServers file writes it. */
+export type ServidorNoArquivo =
+  | { readonly url: string; readonly headers?: Record<string, string>; readonly tools?: readonly string[] }
+  | {
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Record<string, string>;
+      readonly tools?: readonly string[];
+    };
+
+/** server-memory over stdio, its graph in `arquivo` (absolute: a relative path resolves inside node_modules). */
+export const memoria = (arquivo: string): ServidorNoArquivo => ({
+  command: process.execPath,
+  args: [MEMORY],
+  env: { MEMORY_FILE_PATH: arquivo },
+});
+
+/** A temporary folder for one describe block: its config file, a memory graph, a SQLite TASKS_DB. */
+export interface Pasta {
+  readonly caminho: string;
+  /** Writes `{"mcpServers": ...}` to a file in the folder and returns its path. */
+  config(servidores: Record<string, ServidorNoArquivo>, nome?: string): string;
+  apagar(): void;
+}
+
+export function pastaTemporaria(): Pasta {
+  const caminho = mkdtempSync(join(tmpdir(), 'ponte-generica-'));
+  return {
+    caminho,
+    config(servidores, nome = 'mcp.json') {
+      const arquivo = join(caminho, nome);
+      writeFileSync(arquivo, JSON.stringify({ mcpServers: servidores }, null, 2));
+      return arquivo;
+    },
+    apagar: () => rmSync(caminho, { recursive: true, force: true }),
+  };
+}
+
+/** The agent bundle bridging the servers of `config` (AGENTE_MCP_CONFIG). */
+export const iniciarAgenteGenerico = (config: string, env: Record<string, string> = {}): Promise<Processo> =>
+  iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', AGENTE_MCP_CONFIG: config, ...env });
