@@ -106,7 +106,7 @@ export class ConexaoGenerica implements ConexaoMcp {
     if (this.fechada) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, `servidor MCP ${this.nome} fechado`));
     if (this.principal) return this.principal;
     const reinicio = this.veredito !== undefined;
-    const aberta = this.abrir(() => this.recarregar());
+    const aberta = this.abrir(true);
     this.principal = aberta;
     aberta.then(
       (sessao) => {
@@ -122,15 +122,20 @@ export class ConexaoGenerica implements ConexaoMcp {
     return aberta;
   }
 
-  private abrir(aoMudarFerramentas?: () => void): Promise<Sessao> {
+  /**
+   * The long-lived session probes the era every time it opens: a restarted
+   * server may have changed, and the SDK opens a 2026 server's listen stream
+   * only after a probe, never from a reused verdict. A call's extra session
+   * reuses the verdict and skips the probe.
+   */
+  private abrir(principal: boolean): Promise<Sessao> {
     const { servidor, log, prazoMs, veredito } = this;
     return Sessao.abrir({
       servidor,
       numero: ++this.abertas,
       log,
       prazoMs,
-      ...(veredito ? { veredito } : {}),
-      ...(aoMudarFerramentas ? { aoMudarFerramentas } : {}),
+      ...(principal ? { aoMudarFerramentas: () => this.recarregar() } : veredito ? { veredito } : {}),
       aoFechar: (sessao) => this.descartar(sessao),
     });
   }
@@ -158,7 +163,7 @@ export class ConexaoGenerica implements ConexaoMcp {
       }
     }
     const livre = [principal, ...this.extras].find((sessao) => sessao.usavel && !this.ocupadas.has(sessao));
-    const sessao = livre ?? (await this.abrir());
+    const sessao = livre ?? (await this.abrir(false));
     if (!livre) this.extras.add(sessao);
     this.ocupadas.add(sessao);
     return { sessao, soltar: () => this.soltar(sessao, principal) };

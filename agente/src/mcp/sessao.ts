@@ -14,6 +14,7 @@ import {
   TRACEPARENT_META_KEY,
   type ElicitRequestParams,
   type ElicitResult,
+  type McpSubscription,
   type PriorDiscovery,
   type Tool,
   type Transport,
@@ -76,7 +77,7 @@ export interface Abertura {
   readonly numero: number;
   readonly log: Log;
   readonly prazoMs: number;
-  /** The era the first session found: later sessions and restarts skip the probe. */
+  /** The era another session of this server found: this one skips the probe. */
   readonly veredito?: PriorDiscovery;
   /** Only the long-lived session listens for tool list changes (list_changed, or subscriptions/listen on a 2026 server). */
   readonly aoMudarFerramentas?: () => void;
@@ -87,6 +88,8 @@ export interface Abertura {
 export class Sessao {
   private dona: Dona | undefined;
   private aberta = true;
+  /** Its 2026 listen stream ended: listened again before its next request. */
+  private surda = false;
 
   private constructor(
     private readonly cliente: Client,
@@ -118,6 +121,7 @@ export class Sessao {
       throw erro;
     }
     sondagem(sessao.era);
+    if (cliente.autoOpenedSubscription) sessao.vigiarEscuta(cliente.autoOpenedSubscription);
     return sessao;
   }
 
@@ -209,8 +213,38 @@ export class Sessao {
     }
   }
 
-  /** An HTTP request that failed as HTTP (the session unknown to a restarted server, the network down) leaves the session unusable. */
+  private vigiarEscuta(escuta: McpSubscription): void {
+    void escuta.closed.then((como) => {
+      if (como !== 'local') this.surda = true;
+    });
+  }
+
+  /**
+   * The SDK does not reopen a 2026 server's listen stream that ended (the
+   * server restarted, or closed it). It is reopened before this session's
+   * next request, so a server that keeps closing it costs one listen per
+   * request, never a loop; the tools are read again, as they may have
+   * changed while nobody listened.
+   */
+  private async ouvirDeNovo(): Promise<void> {
+    if (!this.surda) return;
+    this.surda = false;
+    try {
+      this.vigiarEscuta(await this.cliente.listen({ toolsListChanged: true }, { timeout: this.abertura.prazoMs }));
+      this.abertura.aoMudarFerramentas?.();
+    } catch (erro) {
+      this.surda = true;
+      this.cliente.onerror?.(erro instanceof Error ? erro : new Error(String(erro)));
+    }
+  }
+
+  /**
+   * Every request: the listen stream first, if it ended. An HTTP request
+   * that failed as HTTP (the session unknown to a restarted server, the
+   * network down) leaves the session unusable.
+   */
   private async vigiado<T>(pedido: () => Promise<T>): Promise<T> {
+    await this.ouvirDeNovo();
     try {
       return await pedido();
     } catch (erro) {
