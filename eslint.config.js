@@ -1,7 +1,49 @@
 // One lint configuration for every workspace: typescript-eslint's strict type-checked preset.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The agent's folders by concern and the imports allowed between them,
+ * checked on the path each import resolves to (so `export ... from` and a
+ * dynamic `import()` count, and a relative path cannot dodge the rule):
+ * the core (ponte/) and the room profile (salas/) know no A2A, HTTP server,
+ * database or network client; the MCP connections (mcp/) know no caller
+ * of theirs; the stores know no A2A adapter, HTTP front, console or
+ * profile. An import the resolver cannot find is skipped by the rule, so
+ * the resolver maps a `.js` import to the `.ts` file it names, as tsc does.
+ */
+const agente = (pasta) => `agente/src/${pasta}`;
+const fora = (...pastas) => pastas.map((pasta) => `**/agente/src/${pasta}/**`);
+/** Of packages, only the MCP client and zod; compartilhado resolves to its own folder and Node's built-ins to no file, so both pass. */
+const SO_MCP_E_ZOD = { from: '**/node_modules/**', except: ['**/node_modules/@modelcontextprotocol/client/**', '**/node_modules/zod/**'] };
+const fronteiras = [
+  {
+    target: agente('ponte'),
+    from: 'agente/src/**',
+    except: [...fora('ponte'), '**/agente/src/mcp/conexao.ts'],
+    message: 'The core (ponte/) imports only ponte/ and the connection types of mcp/conexao.ts.',
+  },
+  { target: agente('ponte'), ...SO_MCP_E_ZOD, message: 'The core (ponte/) imports no package but the MCP client and zod.' },
+  {
+    target: agente('salas'),
+    from: 'agente/src/**',
+    except: fora('salas', 'ponte', 'mcp'),
+    message: 'The room profile (salas/) imports only ponte/ and mcp/.',
+  },
+  { target: agente('salas'), ...SO_MCP_E_ZOD, message: 'The room profile (salas/) imports no package but the MCP client and zod.' },
+  {
+    target: agente('mcp'),
+    from: ['a2a', 'armazenamento', 'http', 'console', 'push', 'salas', 'ponte'].map(agente),
+    message: 'The MCP connections (mcp/) know nothing of who calls them.',
+  },
+  {
+    target: agente('armazenamento'),
+    from: ['a2a', 'http', 'console', 'salas'].map(agente),
+    message: 'The stores (armazenamento/) import no A2A adapter, HTTP front, console or profile.',
+  },
+];
 
 export default defineConfig(
   { ignores: ['**/dist/', 'bench/resultados/'] },
@@ -24,6 +66,12 @@ export default defineConfig(
         },
       ],
     },
+  },
+  {
+    files: ['agente/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: fronteiras }] },
   },
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );
