@@ -91,6 +91,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     passos,
     push,
     log,
+    (taskId) => ponte.cancelar(taskId),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
 

@@ -10,7 +10,8 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { isInputRequiredResult, type Tool } from '@modelcontextprotocol/client';
 import { iniciar, type Processo } from '../../scripts/processos.js';
-import { Catalogo, fontesDe, type Skill } from '../src/mcp/catalogo.js';
+import { Catalogo, fontesDe } from '../src/mcp/catalogo.js';
+import type { Skill } from '../src/mcp/conexao.js';
 import { lerServidores, type ServidorConfigurado } from '../src/mcp/configuracao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
 

@@ -48,6 +48,8 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly passos: Pick<Passos, 'ler'>,
     private readonly push: Push,
     private readonly log: (linha: string) => void,
+    /** Cancels the Task's MCP call running in this process, when it may be (see Ponte.cancelar). */
+    private readonly interromper: (taskId: string) => boolean = () => false,
   ) {
     // A paused Task needs no live event bus: its continuation is a new SendMessage.
     super(card, tarefas, executor, undefined, push.configs, push.avisos, undefined, undefined, { keepBusAliveStates: [] });
@@ -79,8 +81,11 @@ export class Atendimento extends DefaultRequestHandler {
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     await this.conferirDono(params.id, context);
+    // Before the turn, which the running step holds: told to stop, it ends the Task CANCELED itself.
+    const interrompida = this.interromper(params.id);
     return this.exclusao.com(params.id, async () => {
       const antes = await this.tarefas.load(params.id, context);
+      if (interrompida && antes?.status?.state === TaskState.TASK_STATE_CANCELED) return antes;
       const aberta = antes?.status !== undefined && !TERMINAIS.has(antes.status.state);
       // A step being run may be booking: canceled now, its booking would outlive a CANCELED Task.
       if (aberta && (await this.passos.ler(params.id))?.reivindicacao) {

@@ -1,5 +1,5 @@
 /** The Agent Card, in the A2A v1.0 JSON form, derived from the public base URL. */
-import type { Skill } from '../ponte/generico.js';
+import type { Skill } from '../mcp/conexao.js';
 import { FORMATOS, SKILLS } from '../salas/intencao.js';
 
 export const CAMINHO_A2A = '/a2a';

@@ -72,12 +72,16 @@ function idDoArtefato(taskId: string, nome: string): string {
 
 const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });
 
-/** A text or a file, as A2A writes a part: bytes as `raw` (base64 in JSON), a URI as `url`. */
+/**
+ * A text or a file, as A2A writes a part: bytes as `raw` (base64 in JSON), a
+ * URI as `url`. A part holds one of the two: a file with both (an embedded
+ * MCP resource) keeps its URI in the part's metadata.
+ */
 function parteA2A(parte: Parte): object {
   if ('texto' in parte) return { text: parte.texto };
   const { bytes, uri, mediaType, nome } = parte.arquivo;
   return {
-    ...(bytes === undefined ? { url: uri } : { raw: bytes }),
+    ...(bytes === undefined ? { url: uri } : { raw: bytes, ...(uri ? { metadata: { uri } } : {}) }),
     ...(mediaType ? { mediaType } : {}),
     ...(nome ? { filename: nome } : {}),
   };

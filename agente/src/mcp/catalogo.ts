@@ -8,17 +8,10 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { campos } from 'compartilhado/log';
 import type { ServidorConfigurado } from './configuracao.js';
-import type { ConexaoMcp } from './conexao.js';
+import type { ConexaoMcp, Skill } from './conexao.js';
 import { ConexaoGenerica } from './generica.js';
 import type { Log } from './registro.js';
 
-/** One tool of one server, as a skill. */
-export interface Skill {
-  /** The tool's name with one server; `<servidor>.<tool>` with several. */
-  readonly id: string;
-  readonly conexao: ConexaoMcp;
-  readonly ferramenta: Tool;
-}
 
 export interface Fonte {
   readonly conexao: ConexaoMcp;
@@ -105,8 +98,10 @@ export class Catalogo {
   }
 
   /** A server's tools through its allow-list; an allowed name it does not offer is a warning, not an error (it may come later). */
-  private guardar({ conexao, permitidas }: Fonte, ferramentas: readonly Tool[]): void {
-    if (!permitidas) return void this.permitidas.set(conexao.nome, [...ferramentas]);
+  private guardar({ conexao, permitidas }: Fonte, oferecidasPeloServidor: readonly Tool[]): void {
+    // A tool that requires an MCP task (execution.taskSupport "required") cannot be called by this agent, which runs none.
+    const ferramentas = oferecidasPeloServidor.filter((ferramenta) => ferramenta.execution?.taskSupport !== 'required');
+    if (!permitidas) return void this.permitidas.set(conexao.nome, ferramentas);
     const oferecidas = new Set(ferramentas.map(({ name }) => name));
     const ausentes = permitidas.filter((nome) => !oferecidas.has(nome));
     if (ausentes.length > 0)

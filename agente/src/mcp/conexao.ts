@@ -45,6 +45,14 @@ export interface OpcoesDaChamada {
   readonly sinal?: AbortSignal;
 }
 
+/** One tool of one server, as a skill. */
+export interface Skill {
+  /** The tool's name with one server; `<servidor>.<tool>` with several. */
+  readonly id: string;
+  readonly conexao: ConexaoMcp;
+  readonly ferramenta: Tool;
+}
+
 export interface ConexaoMcp {
   /** The server's name in AGENTE_MCP_CONFIG (the room server's, without one). */
   readonly nome: string;

@@ -7,18 +7,11 @@
  */
 import { SdkHttpError, UnauthorizedError, type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
-import type { ConexaoMcp } from '../mcp/conexao.js';
+import type { ConexaoMcp, Skill } from '../mcp/conexao.js';
 import { problemaNoEsquema, propriedades, valorPeloTipo } from './esquemas.js';
 import { apresentar, lerRespostas } from './perguntas.js';
 import type { Efeito, Perfil } from './perfil.js';
 import type { Artefato, Chamada, Desfecho, Parte } from './tipos.js';
-
-/** One tool of one server, as a skill. */
-export interface Skill {
-  readonly id: string;
-  readonly conexao: ConexaoMcp;
-  readonly ferramenta: Tool;
-}
 
 /** The skills on offer now (the servers' tool lists change). */
 export interface Skills {
@@ -110,7 +103,7 @@ export function perfilGenerico(skills: Skills): Perfil {
         id = primeira;
         const skill = skills.skill(primeira);
         const lidos = pares(texto.slice(primeira.length));
-        if (!skill || !lidos) return { erro: mensagemForaDoFormato(skills.lista()) };
+        if (!skill || !lidos) return { erro: mensagemForaDoFormato(skills.lista()), rejeitar: true };
         const campos = propriedades(skill.ferramenta.inputSchema);
         argumentos = Object.fromEntries(lidos.map(([chave, valor]) => [chave, valorPeloTipo(valor, campos[chave])]));
       }

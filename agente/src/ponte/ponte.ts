@@ -108,7 +108,14 @@ interface Rodada {
   readonly antes: unknown;
 }
 
+/** What a client's cancel tells a call cut short: the server was told, and what it did stays done. */
+export const MENSAGEM_DE_CANCELADA =
+  'Task cancelada a pedido do cliente: o servidor MCP foi avisado (notifications/cancelled); o que a ferramenta ja tinha feito fica feito.';
+
 export class Ponte {
+  /** Calls running in this process that a cancel may cut short, by Task. */
+  private readonly emCurso = new Map<string, AbortController>();
+
   constructor(
     private readonly perfil: Perfil,
     private readonly vivas: ChamadasVivas,
@@ -121,11 +128,11 @@ export class Ponte {
     const conexao = this.perfil.conexao(chamada);
     const origem = { trace: pedido.trace, dono: pedido.dono };
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
-    return this.falando(conexao, chamada, opcoes, async () => {
+    return this.falando(taskId, conexao, chamada, opcoes, async (comSinal) => {
       // Read before the call: an effect the server had is never turned into a failure by a read after it.
       const antes = await this.perfil.antes(chamada, traceparentFilho(pedido.trace));
       const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, antes };
-      return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, opcoes)));
+      return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, comSinal)));
     });
   }
 
@@ -139,6 +146,20 @@ export class Ponte {
     const lidas = this.perfil.lerRespostas(pausa, entrada);
     if (!('erro' in lidas)) return lidas;
     return { ...this.reapresentar(pausa), ...this.perfil.apresentar(pausa.perguntas, lidas.erro) };
+  }
+
+  /**
+   * A client's cancel: a call running here is aborted (the SDK tells the
+   * server with notifications/cancelled) and a session's question waiting
+   * here is answered `cancel`. A booking of the room profile, or any call
+   * whose replay is keyed, is never cut short: its effect would outlive a
+   * CANCELED Task. True when a running call was told to stop.
+   */
+  cancelar(taskId: string): boolean {
+    this.vivas.cancelar(taskId);
+    const emCurso = this.emCurso.get(taskId);
+    emCurso?.abort();
+    return emCurso !== undefined;
   }
 
   /** The same question again, answerable as it was (a claimed pause with no answer to replay). */
@@ -158,26 +179,22 @@ export class Ponte {
     const chamada = chamadaDa(pausa);
     const conexao = this.perfil.conexao(chamada);
     const origem = { trace: pausa.trace, ...(pausa.dono ? { dono: pausa.dono } : {}) };
+    // The same question, with why the answer was not relayed on a line of its own.
     const mesma = (motivo: string): Desfecho => {
-      const { mensagem, dados } = this.perfil.apresentar(
-        pausa.perguntas,
-        `${motivo} ${this.perfil.palavras.nadaFeito}: envie a resposta de novo.`,
-      );
-      return {
-        estado: 'pausada',
-        mensagem: `${mensagem}\n${String(dados.erro)}`,
-        dados,
-        ...(pedeUrl(pausa.perguntas) ? { url: true } : {}),
-      };
+      const erro = `${motivo} ${this.perfil.palavras.nadaFeito}: envie a resposta de novo.`;
+      const { mensagem } = this.perfil.apresentar(pausa.perguntas);
+      const { dados } = this.perfil.apresentar(pausa.perguntas, erro);
+      return { estado: 'pausada', mensagem: `${mensagem}\n${erro}`, dados, ...(pedeUrl(pausa.perguntas) ? { url: true } : {}) };
     };
     const viva = pausa.sessao === undefined ? undefined : this.vivas.tomar(taskId, pausa.sessao);
     if (pausa.sessao !== undefined && !viva) return falhou(MENSAGEM_SESSAO_PERDIDA);
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
     return this.falando(
+      taskId,
       conexao,
       chamada,
       opcoes,
-      async () => {
+      async (comSinal) => {
         const antes = await this.perfil.antes(chamada, traceparentFilho(trace));
         const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, antes };
         if (viva) {
@@ -188,7 +205,7 @@ export class Ponte {
         }
         const continuacao =
           pausa.requestState === undefined ? {} : { continuacao: { inputResponses: respostas, requestState: pausa.requestState } };
-        return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, opcoes, continuacao)));
+        return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, comSinal, continuacao)));
       },
       (erro) => {
         // The state was refused (expired, most likely): answering again cannot help.
@@ -282,15 +299,19 @@ export class Ponte {
    * question kept); undefined leaves it to the rules below.
    */
   private async falando(
+    taskId: string,
     conexao: ConexaoMcp,
     chamada: Chamada,
     opcoes: OpcoesDoPasso,
-    conversa: () => Promise<Desfecho>,
+    conversa: (opcoes: OpcoesDoPasso) => Promise<Desfecho>,
     antes?: (erro: unknown) => Desfecho | undefined,
   ): Promise<Desfecho> {
+    const cancelavel = this.perfil.efeito(chamada) === 'repetivel' ? undefined : new AbortController();
+    if (cancelavel) this.emCurso.set(taskId, cancelavel);
     try {
-      return await conversa();
+      return await conversa(cancelavel ? { ...opcoes, sinal: cancelavel.signal } : opcoes);
     } catch (erro) {
+      if (cancelavel?.signal.aborted) return { estado: 'cancelada', mensagem: MENSAGEM_DE_CANCELADA };
       const final =
         (erro instanceof Recusa && !(erro instanceof RecusaAntesDaChamada)) ||
         (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS);
@@ -315,6 +336,8 @@ export class Ponte {
       const mensagem = textoDoErro(erro);
       if (erro instanceof SdkError || erro instanceof TypeError) return falhou(`Servidor MCP indisponivel em ${conexao.onde}: ${mensagem}`);
       return falhou(`Falha inesperada ao falar com o servidor MCP: ${mensagem}`);
+    } finally {
+      if (cancelavel && this.emCurso.get(taskId) === cancelavel) this.emCurso.delete(taskId);
     }
   }
 }
