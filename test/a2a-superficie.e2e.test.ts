@@ -87,14 +87,26 @@ describe('the A2A surface, official client', () => {
         const partes = pausa.status?.message?.parts;
         assert.equal(textoDe(partes), 'alternativas: sala-fusca, sala-mirante');
         const [extra] = dadosDe(partes);
+        const pergunta = {
+          type: 'object',
+          properties: {
+            sala: { type: 'string', title: 'Sala', description: 'Sala alternativa escolhida', enum: ['sala-fusca', 'sala-mirante'] },
+          },
+          required: ['sala'],
+        };
+        // The room's fields, and beside them the question as MCP asked it (the generic bridge's shape).
         assert.deepEqual(extra, {
           alternativas: ['sala-fusca', 'sala-mirante'],
-          pergunta: {
-            type: 'object',
-            properties: {
-              sala: { type: 'string', title: 'Sala', description: 'Sala alternativa escolhida', enum: ['sala-fusca', 'sala-mirante'] },
+          pergunta,
+          inputRequests: {
+            escolha_de_sala: {
+              method: 'elicitation/create',
+              params: {
+                mode: 'form',
+                message: 'A sala pedida esta ocupada nesse intervalo. Escolha uma alternativa.',
+                requestedSchema: pergunta,
+              },
             },
-            required: ['sala'],
           },
         });
         assert.doesNotMatch(JSON.stringify(pausa), /requestState/);

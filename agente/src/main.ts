@@ -17,7 +17,7 @@ import { ClienteMcp, credenciaisRecusadas } from './mcp/cliente.js';
 import { Passos } from './a2a/passos.js';
 import { abrirArmazenamento, type Armazenamento } from './armazenamento/armazenamento.js';
 import { TarefasDaPonte } from './armazenamento/gravacao.js';
-import { publicadorForaDoPedido } from './armazenamento/publicador.js';
+import { publicadorForaDoPedido } from './a2a/publicador.js';
 import { criarPortaria } from './http/acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
@@ -106,8 +106,8 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   // would serialize its internal message object, empty protobuf fields included.
   app.get(/^\/\.well-known\//, (req, res, next) => {
     const documento = documentos.get(req.path);
-    if (!documento) return void next();
-    res.set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*' }).send(documento.corpo);
+    if (documento) res.set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*' }).send(documento.corpo);
+    else next();
   });
   // Every A2A route and the console's data, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
   app.use([CAMINHO_A2A, CAMINHO_REST, CAMINHO_CONSOLE], (req, res, next) => {
@@ -182,7 +182,7 @@ executarProcesso('agente', async () => {
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? catalogo.lista().length.toString() + ' skills de ' + config.servidoresMcp?.map((s) => s.nome).join(', ') : config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
   );
   if (!catalogo)
     mcp

@@ -7,11 +7,11 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { donoDe } from './escopo.js';
+import { donoDe } from '../armazenamento/escopo.js';
 import type { FioMcp } from '../console/fio.js';
 import { Eventos } from './eventos.js';
 import type { Junto, TarefasDaPonte } from '../armazenamento/gravacao.js';
-import type { PublicarForaDoPedido } from '../armazenamento/publicador.js';
+import type { PublicarForaDoPedido } from './publicador.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import { estadoDo, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './passos.js';
 import { MENSAGEM_SEM_PAUSA, type OpcoesDoPasso, type Ponte } from '../ponte/ponte.js';

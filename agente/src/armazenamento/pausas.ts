@@ -222,32 +222,6 @@ export class PausasNoBanco implements Pausas {
   /** A database or one transaction of it (kysely types the two apart). */
   constructor(private readonly db: Pick<Kysely<TabelaDePausas>, 'selectFrom' | 'insertInto' | 'updateTable' | 'deleteFrom'>) {}
 
-  /**
-   * Creates the table once, and adds the claim columns to a table made
-   * before claims existed; agents starting together on PostgreSQL take
-   * turns through an advisory lock.
-   */
-  static async criarTabela(db: Kysely<TabelaDePausas>, postgres: boolean): Promise<void> {
-    // kysely is loaded only by agents that use a database (a faster start for those that do not).
-    const { sql } = await import('kysely');
-    await db.transaction().execute(async (trx) => {
-      if (postgres) await sql`SELECT pg_advisory_xact_lock(hashtext('a-ponte/agente/a2a_pausas'))`.execute(trx);
-      await trx.schema
-        .createTable(TABELA)
-        .ifNotExists()
-        .addColumn('task_id', 'varchar(255)', (coluna) => coluna.primaryKey())
-        .addColumn('criada_em', 'bigint', (coluna) => coluna.notNull())
-        .addColumn('dados', 'text', (coluna) => coluna.notNull())
-        .execute();
-      await trx.schema.createIndex(`${TABELA}_criada_em`).ifNotExists().on(TABELA).column('criada_em').execute();
-      const [tabela] = (await trx.introspection.getTables()).filter((t) => t.name === TABELA);
-      const colunas = new Set(tabela?.columns.map((coluna) => coluna.name));
-      if (!colunas.has('reivindicada_ate')) await trx.schema.alterTable(TABELA).addColumn('reivindicada_ate', 'bigint').execute();
-      if (!colunas.has('reivindicacao')) await trx.schema.alterTable(TABELA).addColumn('reivindicacao', 'text').execute();
-      await trx.schema.createIndex(`${TABELA}_reivindicada_ate`).ifNotExists().on(TABELA).column('reivindicada_ate').execute();
-    });
-  }
-
   async guardar(taskId: string, passo: Passo, reivindicacao?: Reivindicacao): Promise<void> {
     const mudancas = {
       criada_em: passo.criadaEm,

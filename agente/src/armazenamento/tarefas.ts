@@ -8,7 +8,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { lerJson } from 'compartilhado/json';
 import { objeto } from 'compartilhado/log';
-import { ESCOPO_ANONIMO, escopoDe } from '../a2a/escopo.js';
+import { ESCOPO_ANONIMO, escopoDe } from './escopo.js';
 
 export const TERMINAIS: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_COMPLETED,

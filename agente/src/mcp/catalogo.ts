@@ -12,7 +12,6 @@ import type { ConexaoMcp, Skill } from './conexao.js';
 import { ConexaoGenerica } from './generica.js';
 import type { Log } from './registro.js';
 
-
 export interface Fonte {
   readonly conexao: ConexaoMcp;
   /** The server's `tools` allow-list; absent, every tool. */

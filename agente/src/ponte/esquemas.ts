@@ -3,7 +3,6 @@
  * arguments and for an answer's content: what the client sends is checked
  * against what the server declared before anything reaches the server.
  */
-import type { JsonSchemaType } from '@modelcontextprotocol/client';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 const validador = new AjvJsonSchemaValidator();
@@ -17,7 +16,7 @@ export function problemaNoEsquema(esquema: object, valor: unknown): string | und
   const chave = JSON.stringify(esquema);
   let validar = compilados.get(chave);
   if (!validar) {
-    const compilado = validador.getValidator(esquema as JsonSchemaType);
+    const compilado = validador.getValidator(esquema);
     validar = (entrada) => {
       const lido = compilado(entrada);
       return lido.valid ? undefined : lido.errorMessage;

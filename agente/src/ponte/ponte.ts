@@ -348,7 +348,7 @@ function questoesDe(resultado: InputRequiredResult): Record<string, Questao> {
   for (const [chave, pedido] of Object.entries(resultado.inputRequests ?? {})) {
     if (pedido.method !== 'elicitation/create')
       throw new Recusa(`O servidor MCP pediu ${pedido.method}, que este agente nao oferece (nao declara sampling nem roots).`);
-    questoes[chave] = pedido.params as Questao;
+    questoes[chave] = pedido.params;
   }
   if (Object.keys(questoes).length === 0 || resultado.requestState === undefined)
     throw new Recusa('O servidor MCP pediu uma resposta sem dizer a pergunta (input_required sem inputRequests ou sem requestState).');

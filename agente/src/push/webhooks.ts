@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { noBanco } from '../armazenamento/banco.js';
-import { escopoDe } from '../a2a/escopo.js';
+import { escopoDe } from '../armazenamento/escopo.js';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 

@@ -5,12 +5,7 @@
  */
 import { resolveUserScope, ServerCallContext, type User } from '@a2a-js/sdk/server';
 import { DONO_SEM_IDENTIDADE } from 'compartilhado/identidade';
-
-export interface Dono {
-  readonly tenant: string;
-  /** The user's scope as the SDK resolves it (`unknown` for an unauthenticated caller). */
-  readonly usuario: string;
-}
+import type { Dono } from '../ponte/tipos.js';
 
 export const donoDe = (contexto: ServerCallContext): Dono => ({ tenant: contexto.tenant ?? '', usuario: resolveUserScope(contexto) });
 

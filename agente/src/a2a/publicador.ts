@@ -1,10 +1,11 @@
 /** A Task's outcome stored, and told to its webhooks, outside any request. */
 import { ResultManager, type AgentExecutionEvent, type PushNotificationSender } from '@a2a-js/sdk/server';
-import { contextoDe, type Dono } from '../a2a/escopo.js';
-import { Eventos } from '../a2a/eventos.js';
+import { contextoDe } from '../armazenamento/escopo.js';
+import type { Dono } from '../ponte/tipos.js';
+import { Eventos } from './eventos.js';
 import { avisoDeEstado } from '../push/avisos.js';
-import type { Junto, TarefasDaPonte } from './gravacao.js';
-import { terminal } from './tarefas.js';
+import type { Junto, TarefasDaPonte } from '../armazenamento/gravacao.js';
+import { terminal } from '../armazenamento/tarefas.js';
 
 /**
  * Stores a Task's outcome outside any request (a sweep's), through the
