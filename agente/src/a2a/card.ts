@@ -27,7 +27,7 @@ const SEGURANCA = {
  * and JSON Schemas, so a client builds a valid call from the card alone
  * (see the README, "Qualquer servidor MCP").
  */
-export const EXTENSAO_FERRAMENTAS_MCP = 'https://github.com/a-ponte/extensions/mcp-tools/v1';
+export const EXTENSAO_FERRAMENTAS_MCP = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
 
 /** Where every card of this agent is served, and its version. */
 function base(urlPublica: URL) {

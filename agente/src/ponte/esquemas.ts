@@ -44,22 +44,29 @@ export function propriedades(esquema: unknown): Readonly<Record<string, Propried
   return ehObjeto(lidas) ? (lidas as Record<string, Propriedade>) : {};
 }
 
-/** The values a property allows, when it lists them (enum, oneOf of consts, or a single const). */
-export function opcoesDe(propriedade: Propriedade | undefined): string[] | undefined {
+/** The values a property allows, when it lists them (enum, oneOf of consts, or a single const), as the schema writes them. */
+function valoresDe(propriedade: Propriedade | undefined): readonly unknown[] | undefined {
   if (!propriedade) return undefined;
   const valores =
     propriedade.enum ?? propriedade.oneOf?.map((opcao) => opcao.const) ?? ('const' in propriedade ? [propriedade.const] : undefined);
-  if (!valores || valores.length === 0) return undefined;
-  return valores.map((valor) => (typeof valor === 'string' ? valor : JSON.stringify(valor)));
+  return valores && valores.length > 0 ? valores : undefined;
 }
 
+const comoTexto = (valor: unknown) => (typeof valor === 'string' ? valor : JSON.stringify(valor));
+
+/** The values a property allows, as text (the line of alternatives shows them). */
+export const opcoesDe = (propriedade: Propriedade | undefined): string[] | undefined => valoresDe(propriedade)?.map(comoTexto);
+
 /**
- * A text value read by the property's type: numbers, integers and booleans
- * as JSON reads them, objects and arrays as JSON, anything else as the
- * text itself. A value that does not read stays text, for the schema check
- * to name.
+ * A text value read by the property: one of its listed values when the
+ * text is that value's text (1 for enum [1, 2]); else by its type: numbers,
+ * integers and booleans as JSON reads them, objects and arrays as JSON,
+ * anything else as the text itself. A value that does not read stays
+ * text, for the schema check to name.
  */
 export function valorPeloTipo(texto: string, propriedade: Propriedade | undefined): unknown {
+  const listado = valoresDe(propriedade)?.find((valor) => comoTexto(valor) === texto);
+  if (listado !== undefined) return listado;
   const tipos = propriedade?.type === undefined ? [] : typeof propriedade.type === 'string' ? [propriedade.type] : propriedade.type;
   if (tipos.length === 0 || tipos.includes('string')) return texto;
   try {

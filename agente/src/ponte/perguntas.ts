@@ -5,34 +5,39 @@
  * data part is `{"inputRequests": {<chave>: {"method": "elicitation/create",
  * "params": ...}}}`, the answer `{"inputResponses": {<chave>: {"action":
  * ..., "content": ...}}}`. For one question, text shortcuts: `escolha=<valor>`
- * (one field with options), `recusar`, and `pronto` (a URL visited).
+ * (a question of one field), `recusar`, and `pronto` (a URL visited).
  */
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
-import { opcoesDe, problemaNoEsquema, propriedades, valorPeloTipo } from './esquemas.js';
+import { opcoesDe, problemaNoEsquema, propriedades, valorPeloTipo, type Propriedade } from './esquemas.js';
 import type { Entrada, Ilegivel, Pausa, Questao, Respostas } from './tipos.js';
 
 /** The pause text is compared byte for byte by clients: no prefix, no greeting. */
 export const linhaDeAlternativas = (alternativas: readonly string[]) => `alternativas: ${alternativas.join(', ')}`;
 
 export const MENSAGEM_RESPOSTA_FORA_DO_FORMATO =
-  'Resposta fora do formato. Use a parte de dados {"inputResponses": {"<chave>": {"action": "accept" | "decline" | "cancel", "content": {...}}}}, ou, para uma so pergunta, escolha=<valor>, recusar ou pronto.';
+  'Resposta fora do formato. Use a parte de dados {"inputResponses": {"<chave>": {"action": "accept" | "decline" | "cancel", "content": {...}}}}, ou, para uma so pergunta, escolha=<valor> (pergunta de um campo), recusar ou pronto.';
 
 const ehUrl = (questao: Questao): questao is Questao & { mode: 'url'; url: string } => questao.mode === 'url';
 
 /** Whether any question sends the user to a URL: the Task then asks for authorization, not input. */
 export const pedeUrl = (perguntas: Pausa['perguntas']) => Object.values(perguntas).some(ehUrl);
 
-/** The one field of a single form question that lists its options: its name and the options. */
-export function campoDeEscolha(perguntas: Pausa['perguntas']): { campo: string; opcoes: string[] } | undefined {
+/** The one field of a single form question: its name and its schema (what `escolha=<valor>` answers). */
+function campoUnico(perguntas: Pausa['perguntas']): { campo: string; propriedade: Propriedade } | undefined {
   const questoes = Object.values(perguntas);
   const [questao] = questoes;
   if (questoes.length !== 1 || !questao || ehUrl(questao)) return undefined;
   const campos = Object.entries(propriedades(questao.requestedSchema));
   const [primeiro] = campos;
-  if (campos.length !== 1 || !primeiro) return undefined;
-  const opcoes = opcoesDe(primeiro[1]);
-  return opcoes && { campo: primeiro[0], opcoes };
+  return campos.length === 1 && primeiro ? { campo: primeiro[0], propriedade: primeiro[1] } : undefined;
+}
+
+/** The one field of a single form question, when it lists its options: its name and the options. */
+export function campoDeEscolha(perguntas: Pausa['perguntas']): { campo: string; opcoes: string[] } | undefined {
+  const unico = campoUnico(perguntas);
+  const opcoes = opcoesDe(unico?.propriedade);
+  return unico && opcoes && { campo: unico.campo, opcoes };
 }
 
 /** The questions as MCP's inputRequests, for the pause's data part. */
@@ -94,9 +99,8 @@ export function lerRespostas(perguntas: Pausa['perguntas'], entrada: Entrada): {
   if (texto === 'recusar') return so({ action: 'decline' });
   if (texto === 'pronto' && pedeUrl(perguntas)) return so({ action: 'accept' });
   const escolha = /^escolha=(.+)$/s.exec(texto)?.[1];
-  const campo = campoDeEscolha(perguntas);
-  if (escolha === undefined || !campo) return { erro: MENSAGEM_RESPOSTA_FORA_DO_FORMATO };
-  const questao = perguntas[chave];
-  const propriedade = questao && !ehUrl(questao) ? propriedades(questao.requestedSchema)[campo.campo] : undefined;
-  return so({ action: 'accept', content: { [campo.campo]: valorPeloTipo(escolha, propriedade) as string } });
+  const unico = campoUnico(perguntas);
+  if (escolha === undefined || !unico) return { erro: MENSAGEM_RESPOSTA_FORA_DO_FORMATO };
+  // Typed by the field's schema (escolha=true for a boolean); the schema check then names a value that does not fit.
+  return so({ action: 'accept', content: { [unico.campo]: valorPeloTipo(escolha, unico.propriedade) as string } });
 }
