@@ -4,6 +4,10 @@
  * and server-memory over stdio (both of the 2025 era, built on the 1.x SDK),
  * and the 2026-07-28 fixture of two question rounds. Every A2A exchange goes
  * through the official @a2a-js/sdk client; every process runs on a free port.
+ * URL-mode questions (AUTH_REQUIRED) and CancelTask, of a running call and
+ * of a Task paused on a session's question, have blocks of their own, each
+ * with its own server-everything and agent, so the agent's log they read
+ * holds only their calls (tied to a Task by the traceparent sent with it).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +19,9 @@ import type { Artifact, Part, SendMessageRequest, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { clienteOficial, comoTarefa, dados, dadosDe, nomeDoEstado, resumo, texto, textoDe, todos } from './apoio/cliente-a2a.js';
+import { leitor, rastro } from './apoio/fluxo-a2a.js';
 import {
+  everythingComAgente,
   iniciarAgenteGenerico,
   iniciarEverything,
   iniciarPerguntas,
@@ -43,7 +49,7 @@ interface Card {
   };
 }
 
-const EXTENSAO = 'https://github.com/a-ponte/extensions/mcp-tools/v1';
+const EXTENSAO = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
 
 /** The card as any HTTP client reads it: plain JSON, no A2A call. */
 async function card(base: string): Promise<Card> {
@@ -581,5 +587,233 @@ describe('a 2025-era server (server-everything) on two agents sharing PostgreSQL
       [],
       'B has no call to answer into, and sends nothing',
     );
+  });
+});
+
+/** The agent's log line of one MCP tools/call of a Task, by tool, trace and outcome (see agente/src/mcp/registro.ts). */
+const linhaDaChamada = (ferramenta: string, traceId: string, resultado: string) =>
+  new RegExp(
+    `^mcp-> servidor=everything sessao=\\d+ metodo=tools/call id=\\d+ nome=${ferramenta} traceparent=00-${traceId}-[0-9a-f]{16}-01 resultado=${resultado} `,
+  );
+
+const sessaoDa = (linha: string) => /\bsessao=(\d+)\b/.exec(linha)?.[1];
+
+describe('URL-mode elicitation (server-everything trigger-url-elicitation): the Task asks for authorization', () => {
+  const processos = everythingComAgente();
+  const URL_DE_TESTE = 'https://exemplo.test/autorizar?conta=42';
+
+  it('elicitation/create in url mode pauses the Task AUTH_REQUIRED with the message and the URL; "pronto" on the same Task completes it', async () => {
+    const { agente } = processos;
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const { traceId, opcoes } = rastro();
+    const pausa = comoTarefa(
+      await cliente.sendMessage(
+        dados({ name: 'trigger-url-elicitation', arguments: { url: URL_DE_TESTE, message: 'Autorize o acesso a conta 42' } }),
+        opcoes,
+      ),
+    );
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(pausa));
+    assert.equal(mensagemDe(pausa), `Autorize o acesso a conta 42 ${URL_DE_TESTE}`);
+    const { inputRequests, erro } = dadosDaPausa(pausa);
+    assert.equal(erro, undefined);
+    const [chave, ...outras] = Object.keys(inputRequests);
+    assert.ok(chave !== undefined && outras.length === 0, 'one question');
+    const pergunta = inputRequests[chave];
+    assert.equal(pergunta?.method, 'elicitation/create');
+    const { elicitationId, ...params } = pergunta.params;
+    assert.deepEqual(params, { mode: 'url', url: URL_DE_TESTE, message: 'Autorize o acesso a conta 42' });
+    assert.equal(typeof elicitationId, 'string');
+    assert.equal(nomeDoEstado(await cliente.getTask({ id: pausa.id, tenant: '' })), 'TASK_STATE_AUTH_REQUIRED');
+
+    // An answer it cannot read keeps the question, says how to answer, and reaches nobody: the call still waits.
+    let ilegivel: Task | undefined;
+    const durante = await linhasDurante(agente, async () => {
+      ilegivel = await enviar(cliente, texto('feito', { taskId: pausa.id }));
+    });
+    assert.ok(ilegivel);
+    assert.equal(nomeDoEstado(ilegivel), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(ilegivel));
+    assert.match(dadosDaPausa(ilegivel).erro ?? '', /^Resposta fora do formato\. .* ou pronto\.$/);
+    assert.deepEqual(Object.keys(dadosDaPausa(ilegivel).inputRequests), [chave]);
+    assert.deepEqual(
+      durante.filter((linha) => linha.includes('mcp')),
+      [],
+      `nothing went to MCP:\n${durante.join('\n')}`,
+    );
+
+    // The A2A SDK takes a SendMessage to a Task in AUTH_REQUIRED as it takes one in INPUT_REQUIRED.
+    let fim: Task | undefined;
+    const aoResponder = await linhasDurante(agente, async () => {
+      fim = await enviar(cliente, texto('pronto', { taskId: pausa.id }));
+    });
+    assert.ok(fim);
+    assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
+    const concluido = `✅ User completed the URL elicitation flow.\nElicitation ID: ${String(elicitationId)}\nURL: ${URL_DE_TESTE}`;
+    assert.equal(mensagemDe(fim), `${concluido}\n\nRaw result: {\n  "action": "accept"\n}`);
+    assert.deepEqual(
+      artefato(fim, 'trigger-url-elicitation').parts.map(({ content }) => content),
+      [
+        { $case: 'text', value: concluido },
+        { $case: 'text', value: '\nRaw result: {\n  "action": "accept"\n}' },
+      ],
+    );
+    // On the wire: accept to the question the call was waiting on, then that same call's result (no second tools/call).
+    const mcp = aoResponder.filter((linha) => linha.startsWith('mcp'));
+    assert.equal(mcp.length, 2, mcp.join('\n'));
+    assert.match(
+      mcp[0] ?? '',
+      /^mcp<- servidor=everything sessao=\d+ metodo=elicitation\/create id=\d+ nome=- traceparent=- resultado=accept /,
+    );
+    assert.match(mcp[1] ?? '', linhaDaChamada('trigger-url-elicitation', traceId, 'complete'));
+  });
+
+  it('-32042 (errorPath): AUTH_REQUIRED for the prerequisite URL; accepted (inputResponses), the call is made again, asks for its own URL, and "pronto" completes it', async () => {
+    const { agente } = processos;
+    const cliente = await clienteOficial(agente.url, 'HTTP+JSON');
+    const { traceId, opcoes } = rastro();
+    const argumentos = { url: 'https://exemplo.test/relatorio', message: 'Entre para liberar o relatorio', errorPath: true };
+    const prerequisito = comoTarefa(await cliente.sendMessage(dados({ name: 'trigger-url-elicitation', arguments: argumentos }), opcoes));
+    assert.equal(nomeDoEstado(prerequisito), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(prerequisito));
+    assert.equal(
+      mensagemDe(prerequisito),
+      'Open this link to satisfy the prerequisite, then retry the request. https://modelcontextprotocol.io',
+    );
+    const primeira = dadosDaPausa(prerequisito).inputRequests;
+    assert.deepEqual(Object.keys(primeira), ['url-1']);
+    assert.equal(primeira['url-1']?.params.mode, 'url');
+    assert.equal(primeira['url-1'].params.url, 'https://modelcontextprotocol.io');
+
+    // No call waits on a -32042: the answer makes it again, with the same arguments. server-everything knows the retry
+    // (by session, URL and elicitationId: the agent's one idle session is reused) and now asks through elicitation/create.
+    const segunda = await enviar(cliente, dados({ inputResponses: { 'url-1': { action: 'accept' } } }, { taskId: prerequisito.id }));
+    assert.equal(nomeDoEstado(segunda), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(segunda));
+    assert.equal(mensagemDe(segunda), 'Entre para liberar o relatorio https://exemplo.test/relatorio');
+    const propria = dadosDaPausa(segunda).inputRequests;
+    assert.deepEqual(Object.keys(propria), ['pergunta-2'], 'the second round of questions');
+    assert.equal(propria['pergunta-2']?.params.url, 'https://exemplo.test/relatorio');
+
+    const fim = await enviar(cliente, texto('pronto', { taskId: prerequisito.id }));
+    assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
+    assert.match(
+      mensagemDe(fim),
+      /^✅ User completed the URL elicitation flow\.\nElicitation ID: \S+\nURL: https:\/\/exemplo\.test\/relatorio\n/,
+    );
+    // Two tools/call on the wire for this Task: the one refused with -32042, then the one that completed.
+    await agente.esperarLinha(linhaDaChamada('trigger-url-elicitation', traceId, 'complete'));
+    assert.deepEqual(
+      agente.linhas
+        .filter((linha) => linha.includes(`traceparent=00-${traceId}-`))
+        .map((linha) => /resultado=("[^"]*"|\S+)/.exec(linha)?.[1]),
+      ['"erro -32042"', 'complete'],
+    );
+  });
+
+  it('recusar declines the URL: the server answers a decline with a normal result, so the Task completes with it', async () => {
+    const cliente = await clienteOficial(processos.agente.url, 'JSONRPC');
+    const pausa = await enviar(cliente, texto(`trigger-url-elicitation url=${URL_DE_TESTE}`));
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(pausa));
+    assert.equal(mensagemDe(pausa), `Please open the link to complete this action. ${URL_DE_TESTE}`);
+    const elicitationId = String(Object.values(dadosDaPausa(pausa).inputRequests)[0]?.params.elicitationId);
+    const fim = await enviar(cliente, texto('recusar', { taskId: pausa.id }));
+    assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
+    assert.equal(
+      mensagemDe(fim),
+      `❌ User declined to open the URL (Elicitation ID: ${elicitationId}).\n\nRaw result: {\n  "action": "decline"\n}`,
+    );
+  });
+});
+
+describe('CancelTask of a running call (server-everything trigger-long-running-operation)', () => {
+  const processos = everythingComAgente();
+
+  it('a 30 s call cancelled after its first progress ends CANCELED at once, its stream too; the server is told, and the session is free again', async () => {
+    const { agente } = processos;
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const { traceId, opcoes } = rastro();
+    const inicio = performance.now();
+    const fluxo = leitor(
+      cliente.sendMessageStream(dados({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }), opcoes),
+    );
+    // The first progress proves the tools/call is running on the server: the cancel comes after it, not at a guessed time.
+    const ateOProgresso = await fluxo.ate(
+      ({ payload }) => payload?.$case === 'statusUpdate' && payload.value.status?.message !== undefined,
+    );
+    assert.deepEqual(ateOProgresso.map(resumo), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+    const [primeiro] = ateOProgresso;
+    assert.ok(primeiro?.payload?.$case === 'task');
+    const taskId = primeiro.payload.value.id;
+    const progresso = ateOProgresso.at(-1)?.payload;
+    assert.ok(progresso?.$case === 'statusUpdate');
+    assert.equal(textoDe(progresso.value.status?.message?.parts), 'Progresso 1/30.');
+
+    const antesDoCancel = performance.now();
+    const cancelada = await cliente.cancelTask({ id: taskId, tenant: '', metadata: {} });
+    const msCancel = performance.now() - antesDoCancel;
+    assert.equal(nomeDoEstado(cancelada), 'TASK_STATE_CANCELED', mensagemDe(cancelada));
+    assert.equal(
+      mensagemDe(cancelada),
+      'Task cancelada a pedido do cliente: o servidor MCP foi avisado (notifications/cancelled); o que a ferramenta ja tinha feito fica feito.',
+    );
+    assert.ok(msCancel < 5_000, `CancelTask answered in ${msCancel.toFixed(0)} ms`);
+
+    // The stream that started the Task ends with the same CANCELED status, and no artifact.
+    const resto = await fluxo.resto();
+    assert.deepEqual(resto.map(resumo), ['TASK_STATE_CANCELED']);
+    const ultimo = resto.at(-1)?.payload;
+    assert.ok(ultimo?.$case === 'statusUpdate');
+    assert.equal(textoDe(ultimo.value.status?.message?.parts), mensagemDe(cancelada));
+    const total = performance.now() - inicio;
+    assert.ok(total < 15_000, `the Task ended ${total.toFixed(0)} ms after it began, not after the 30 s the call takes`);
+    const lida = await cliente.getTask({ id: taskId, tenant: '' });
+    assert.equal(nomeDoEstado(lida), 'TASK_STATE_CANCELED');
+    assert.deepEqual(lida.artifacts, []);
+
+    // The MCP log marks the call cancelada: the SDK sent notifications/cancelled for its request id.
+    const cortada = await agente.esperarLinha(linhaDaChamada('trigger-long-running-operation', traceId, 'cancelada'));
+
+    // The call's HTTP session was given back: the next call runs on it, not on a new one.
+    const eco = rastro();
+    const ola = comoTarefa(await cliente.sendMessage(texto('echo message=ola'), eco.opcoes));
+    assert.equal(nomeDoEstado(ola), 'TASK_STATE_COMPLETED', mensagemDe(ola));
+    assert.equal(mensagemDe(ola), 'Echo: ola');
+    const doEco = await agente.esperarLinha(linhaDaChamada('echo', eco.traceId, 'complete'));
+    assert.equal(sessaoDa(doEco), sessaoDa(cortada), `${cortada}\n${doEco}`);
+  });
+});
+
+describe('CancelTask of a Task paused on a session question (server-everything trigger-elicitation-request)', () => {
+  const processos = everythingComAgente();
+
+  it('CANCELED at once; the call waiting on the question is answered cancel and ends (its result reaches nobody); the session serves the next call', async () => {
+    const { agente } = processos;
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const { traceId, opcoes } = rastro();
+    const pausa = comoTarefa(await cliente.sendMessage(dados({ name: 'trigger-elicitation-request', arguments: {} }), opcoes));
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
+    const [chave = ''] = Object.keys(dadosDaPausa(pausa).inputRequests);
+
+    const cancelada = await cliente.cancelTask({ id: pausa.id, tenant: '', metadata: {} });
+    assert.equal(nomeDoEstado(cancelada), 'TASK_STATE_CANCELED', mensagemDe(cancelada));
+    // No step runs, so the SDK cancels the Task itself, with its own words (the agent adds none).
+    assert.equal(mensagemDe(cancelada), 'Task cancellation requested by user.');
+
+    // The server's question was answered cancel, and its tools/call then ended with the tool's own result.
+    await agente.esperarLinha(
+      /^mcp<- servidor=everything sessao=\d+ metodo=elicitation\/create id=\d+ nome=- traceparent=- resultado=cancel /,
+    );
+    const fim = await agente.esperarLinha(linhaDaChamada('trigger-elicitation-request', traceId, 'complete'));
+    const lida = await cliente.getTask({ id: pausa.id, tenant: '' });
+    assert.equal(nomeDoEstado(lida), 'TASK_STATE_CANCELED');
+    assert.deepEqual(lida.artifacts, [], "the tool's late result is nobody's");
+
+    // An answer now finds a finished Task: nothing is left for it to reach.
+    await assert.rejects(
+      cliente.sendMessage(dados({ inputResponses: { [chave]: { action: 'accept', content: { name: 'Marty' } } } }, { taskId: pausa.id })),
+      (erro: Error) => erro.name === 'UnsupportedOperationError' && /is in a terminal state/.test(erro.message),
+    );
+
+    const eco = rastro();
+    const ola = comoTarefa(await cliente.sendMessage(texto('echo message=ola'), eco.opcoes));
+    assert.equal(mensagemDe(ola), 'Echo: ola');
+    assert.equal(sessaoDa(await agente.esperarLinha(linhaDaChamada('echo', eco.traceId, 'complete'))), sessaoDa(fim));
   });
 });

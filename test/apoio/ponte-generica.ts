@@ -3,13 +3,14 @@
  * as their users start them (server-everything over Streamable HTTP,
  * server-memory over stdio), the fixture of two question rounds, an
  * AGENTE_MCP_CONFIG file in a temporary folder, and the agent bundle
- * started with it.
+ * started with it (with server-everything alone, for one describe block).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ARQUIVO_DO_AGENTE, iniciar, type Processo } from '../../scripts/processos.js';
 
@@ -131,3 +132,37 @@ export function pastaTemporaria(): Pasta {
 /** The agent bundle bridging the servers of `config` (AGENTE_MCP_CONFIG). */
 export const iniciarAgenteGenerico = (config: string, env: Record<string, string> = {}): Promise<Processo> =>
   iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', AGENTE_MCP_CONFIG: config, ...env });
+
+/**
+ * server-everything and one agent bridging it alone, for the tests of one
+ * describe block: both started before them (free ports, each ready when it
+ * says so), stopped after, the config folder removed. A test that reads the
+ * agent's log sees only its own block's calls.
+ */
+export function everythingComAgente(): { readonly agente: Processo; readonly everything: ServidorExterno } {
+  let pasta: Pasta | undefined;
+  let everything: ServidorExterno | undefined;
+  let agente: Processo | undefined;
+  before(async () => {
+    pasta = pastaTemporaria();
+    everything = await iniciarEverything();
+    agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url } }));
+  });
+  after(async () => {
+    await agente?.parar();
+    await everything?.parar();
+    pasta?.apagar();
+  });
+  const iniciado = <T>(processo: T | undefined, nome: string): T => {
+    if (processo === undefined) throw new Error(`${nome} nao subiu antes deste teste`);
+    return processo;
+  };
+  return {
+    get agente() {
+      return iniciado(agente, 'agente');
+    },
+    get everything() {
+      return iniciado(everything, 'server-everything');
+    },
+  };
+}
