@@ -112,7 +112,11 @@ export class Sessao {
     const sessao = new Sessao(cliente, transporte, abertura);
     cliente.setRequestHandler('elicitation/create', ({ params }) => sessao.perguntar(params));
     cliente.onclose = () => sessao.encerrada();
-    cliente.onerror = (erro) => log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
+    cliente.onerror = (erro) => {
+      // A server that ignores a cancel keeps reporting progress of the call it was told to stop: expected, not worth a line each.
+      if (erro.message.startsWith('Received a progress notification for an unknown token')) return;
+      log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
+    };
     const sondagem = registrar(transporte, rotulo, log);
     try {
       await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
