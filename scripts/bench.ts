@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { specTypeSchemas, type ElicitRequestParams } from '@modelcontextprotocol/client';
 import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
 import { FERRAMENTAS } from 'compartilhado/contrato';
 import { vaga } from './dados.js';
@@ -111,6 +112,14 @@ function dadosCom(reservas: number): string {
   return pasta;
 }
 
+/** The question `chave` of an input_required reply, checked by the MCP SDK's own schema. */
+function questaoDe(corpo: string, chave: string): ElicitRequestParams {
+  const pedido = objeto(objeto(objeto(objeto(JSON.parse(corpo))?.result)?.inputRequests)?.[chave]);
+  const lida = specTypeSchemas.ElicitRequestParams['~standard'].validate(pedido?.params);
+  if (lida.issues) throw new Error(`a pergunta ${chave} do servidor MCP nao e uma elicitation/create: ${JSON.stringify(lida.issues)}`);
+  return lida.value;
+}
+
 /**
  * RSS says little about a few MiB, so the stores are also measured alone:
  * a real paused Task (read back with GetTask) and a real pause (with a real
@@ -124,19 +133,21 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
   const { TarefasEmMemoria } = await import('../agente/src/armazenamento/tarefas.js');
   const { ServerCallContext } = await import('@a2a-js/sdk/server');
   const { PausasEmMemoria } = await import('../agente/src/armazenamento/pausas.js');
+  const { SKILLS } = await import('../agente/src/salas/intencao.js');
   const postar = async (url: string, headers: Record<string, string>, body: string) =>
     (await fetch(url, { method: 'POST', headers, body })).text();
   const modelo = Task.fromJSON(
     tarefaDo(CorpoA2A.parse(JSON.parse(await postar(a2a, { 'content-type': 'application/json' }, mensagemA2A(pedido))))),
   );
   const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Bench' };
-  const { chave, requestState } = chaveEEstado(
-    await postar(
-      mcpUrl,
-      chamarFerramenta(FERRAMENTAS.reservar, args).headers,
-      corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: args }),
-    ),
+  const pergunta = await postar(
+    mcpUrl,
+    chamarFerramenta(FERRAMENTAS.reservar, args).headers,
+    corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: args }),
   );
+  const { chave, requestState } = chaveEEstado(pergunta);
+  // The question as the server wrote it: a pause keeps it whole, so its size counts.
+  const perguntas = { [chave]: questaoDe(pergunta, chave) };
   const texto = JSON.stringify(Task.toJSON(modelo));
   const tarefas = new TarefasEmMemoria(PAUSADAS * 2);
   const contexto = new ServerCallContext();
@@ -148,12 +159,13 @@ async function heapPorPausada(a2a: string, mcpUrl: string, pedido: string): Prom
     // Its own ids everywhere, messages included, as a Task of its own would have.
     await tarefas.save(Task.fromJSON(JSON.parse(texto.replaceAll(modelo.id, id).replaceAll(modelo.contextId, randomUUID()))), contexto);
     await pausas.guardar(id, {
+      skill: SKILLS.reservar,
       ferramenta: FERRAMENTAS.reservar,
       argumentos: args,
-      chave,
+      perguntas,
       // A copy per pause, as each would be its own string in a real agent.
       requestState: `${requestState} `.trimEnd(),
-      alternativas: ['sala-fusca', 'sala-mirante'],
+      rodada: 1,
       trace: { traceId: randomBytes(16).toString('hex'), flags: '01' },
       criadaEm: Date.now(),
     });

@@ -10,7 +10,7 @@
  * request has a deadline, and some paused Tasks are canceled.
  */
 import { randomUUID } from 'node:crypto';
-import type { ReservaFeita } from '../agente/src/ponte/ponte.js';
+import type { ReservaFeita } from '../agente/src/salas/perfil.js';
 import { CorpoA2A, reservaDaTarefa, tarefaDo, type TarefaNoFio } from './a2a-cru.js';
 import { idsDasSalas } from './dados.js';
 

@@ -1,6 +1,6 @@
 /** The executor publishes what the bridge decided, in the Task lifecycle order. */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SendMessageRequest, Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBus,
@@ -12,20 +12,27 @@ import {
 import { ExclusaoLocal, type Exclusao } from '../src/armazenamento/exclusao.js';
 import { Executor } from '../src/a2a/executor.js';
 import { Passos } from '../src/a2a/passos.js';
-import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
-import { Ponte, type Desfecho } from '../src/ponte/ponte.js';
+import { PausasEmMemoria, type Pausas } from '../src/armazenamento/pausas.js';
+import { ClienteMcp } from '../src/mcp/cliente.js';
+import { Ponte } from '../src/ponte/ponte.js';
+import { ehPedido, type Desfecho, type Pausa, type Respostas } from '../src/ponte/tipos.js';
+import { ChamadasVivas } from '../src/ponte/vivas.js';
+import { perfilDeSalas } from '../src/salas/perfil.js';
 import type { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
 import type { Trace } from '../src/ponte/trace.js';
 
 const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));
 
 /** The MCP client a Ponte is built with; the steps below never reach it. */
-const mcpInalcancavel: ConstructorParameters<typeof Ponte>[0] = {
-  url: new URL('http://mcp.invalid/mcp'),
-  ferramentas: inesperado('mcp.ferramentas'),
-  lerTexto: inesperado('mcp.lerTexto'),
-  chamar: inesperado('mcp.chamar'),
-};
+class McpInalcancavel extends ClienteMcp {
+  constructor() {
+    super(new URL('http://mcp.invalid/mcp'), () => undefined);
+  }
+  override conectar = inesperado('mcp.conectar');
+  override ferramentas = inesperado('mcp.ferramentas');
+  override lerTexto = inesperado('mcp.lerTexto');
+  override chamar = inesperado('mcp.chamar');
+}
 
 /** The real Ponte, with the steps the executor calls replaced by the test's; a step not given fails if called. */
 function ponteCom(passos: Partial<Pick<Ponte, 'atender' | 'responder'>>): Ponte {
@@ -37,12 +44,17 @@ function ponteCom(passos: Partial<Pick<Ponte, 'atender' | 'responder'>>): Ponte 
       return passos.responder ? passos.responder(...args) : inesperado('ponte.responder')();
     }
   }
-  return new PonteDeTeste(mcpInalcancavel);
+  return new PonteDeTeste(perfilDeSalas(new McpInalcancavel()), new ChamadasVivas('teste', 60_000));
 }
 
 /** An executor over a memory step store; the store of Tasks is the test's. */
-function executor(ponte: Ponte, tarefas: Pick<TarefasDaPonte, 'gravado'>, exclusao: Exclusao = new ExclusaoLocal()): Executor {
-  const passos = new Passos(new PausasEmMemoria(), { maxPausadas: 10, validadeMs: 60_000, prazoMs: 60_000 }, exclusao, 'teste');
+function executor(
+  ponte: Ponte,
+  tarefas: Pick<TarefasDaPonte, 'gravado'>,
+  exclusao: Exclusao = new ExclusaoLocal(),
+  base: Pausas = new PausasEmMemoria(),
+): Executor {
+  const passos = new Passos(base, { maxPausadas: 10, validadeMs: 60_000, prazoMs: 60_000 }, exclusao, 'teste');
   return new Executor(ponte, passos, exclusao, tarefas, () => Promise.resolve(false));
 }
 
@@ -64,8 +76,8 @@ function nomeDoEstado(status: TaskStatus | undefined): string {
 function executar(desfecho: Desfecho, traceparent?: string) {
   const traces: Trace[] = [];
   const ponte = ponteCom({
-    atender: (_t, _texto, trace) => {
-      traces.push(trace);
+    atender: (_t, pedido) => {
+      traces.push(pedido.trace);
       return Promise.resolve(desfecho);
     },
   });
@@ -156,8 +168,8 @@ for (const [estado, esperado] of [
 it('hands the bridge the text parts joined and the first data part', async () => {
   const entradas: unknown[] = [];
   const ponte = ponteCom({
-    atender: (_t, entrada) => {
-      entradas.push(entrada);
+    atender: (_t, pedido) => {
+      entradas.push(pedido.pedido);
       return Promise.resolve({ estado: 'falhou', mensagem: 'x' });
     },
   });
@@ -256,4 +268,122 @@ it('asks nothing of MCP before the new Task is on record: a Task that cannot be 
   );
   await assert.rejects(execucao, /banco fora/);
   assert.equal(atendeu, false);
+});
+
+for (const [desfecho, esperado] of [
+  [{ estado: 'rejeitada', mensagem: 'Skill desconhecida "x".' }, 'TASK_STATE_REJECTED'],
+  [{ estado: 'incerto', mensagem: 'Sem desfecho do servidor MCP.' }, 'TASK_STATE_WORKING'],
+  [{ estado: 'pausada', mensagem: 'Autorize em https://auth.test/x', dados: { inputRequests: {} }, url: true }, 'TASK_STATE_AUTH_REQUIRED'],
+] as const satisfies readonly (readonly [Desfecho, string])[]) {
+  it(`${desfecho.estado}${'url' in desfecho ? ' with a URL' : ''} leaves the Task ${esperado} with the bridge's text`, async () => {
+    const { eventos, pronto } = executar(desfecho);
+    await pronto;
+    assert.deepEqual(estados(eventos), ['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', esperado]);
+    assert.equal(partes(eventos.at(-1))[0], desfecho.mensagem);
+  });
+}
+
+it("an artifact's text and file parts come first, then its data as JSON text and as a data part", async () => {
+  const { eventos, pronto } = executar({
+    estado: 'concluida',
+    mensagem: 'pronto',
+    artefato: {
+      nome: 'eco',
+      partes: [
+        { texto: 'ola' },
+        { arquivo: { bytes: 'AAEC', mediaType: 'image/png' } },
+        { arquivo: { uri: 'file:///a.txt', nome: 'a.txt' } },
+      ],
+      dados: { n: 1 },
+    },
+  });
+  await pronto;
+  const evento = eventos[2];
+  assert.ok(evento?.kind === 'artifactUpdate', 'the third event is the artifact');
+  assert.equal(evento.data.artifact?.name, 'eco');
+  const [texto, imagem, link, json, dados] = evento.data.artifact.parts;
+  assert.deepEqual(texto?.content, { $case: 'text', value: 'ola' });
+  assert.equal(imagem?.content?.$case, 'raw');
+  assert.equal(imagem.mediaType, 'image/png');
+  assert.deepEqual(link?.content, { $case: 'url', value: 'file:///a.txt' });
+  assert.equal(link.filename, 'a.txt');
+  assert.deepEqual(json?.content, { $case: 'text', value: '{"n":1}' });
+  assert.deepEqual(dados?.content, { $case: 'data', value: { n: 1 } });
+});
+
+describe('an answer to a paused Task', () => {
+  const PERGUNTA: Pausa = {
+    skill: 'reservar-sala',
+    ferramenta: 'reservar_sala',
+    argumentos: { sala: 'sala-garagem' },
+    perguntas: {
+      escolha_de_sala: {
+        mode: 'form',
+        message: 'Escolha uma sala alternativa.',
+        requestedSchema: {
+          type: 'object',
+          properties: { sala: { type: 'string', enum: ['sala-fusca', 'sala-mirante'] } },
+          required: ['sala'],
+        },
+      },
+    },
+    requestState: 'estado-opaco',
+    rodada: 1,
+    trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' },
+    criadaEm: 0,
+  };
+
+  async function responderA(texto: string, desfecho: Desfecho) {
+    const base = new PausasEmMemoria();
+    await base.guardar('task-1', { ...PERGUNTA, criadaEm: Date.now() });
+    const repassadas: Respostas[] = [];
+    const gravados: string[] = [];
+    const ponte = ponteCom({
+      responder: (_t, _pausa, respostas) => {
+        repassadas.push(respostas);
+        return Promise.resolve(desfecho);
+      },
+    });
+    /** Each state stored with its step's change, as TarefasDaPonte writes them together. */
+    const tarefas: Pick<TarefasDaPonte, 'gravado'> = {
+      gravado: async (_taskId, estado, junto) => {
+        gravados.push(TaskState[estado]);
+        await junto?.(base);
+      },
+    };
+    const pausada = Task.fromJSON({ id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
+    const pedido = SendMessageRequest.fromJSON({
+      message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: texto }], taskId: 'task-1' },
+    });
+    const bus = new DefaultExecutionEventBus();
+    const eventos: AgentExecutionEvent[] = [];
+    bus.on('event', (evento) => eventos.push(evento));
+    await executor(ponte, tarefas, new ExclusaoLocal(), base).execute(
+      new RequestContext(pedido, 'task-1', 'ctx-1', new ServerCallContext(), pausada),
+      bus,
+    );
+    return { eventos, repassadas, gravados, guardado: await base.ler('task-1') };
+  }
+
+  it('is read by the profile, claimed with WORKING, relayed as inputResponses, and its outcome ends the step', async () => {
+    const { eventos, repassadas, gravados, guardado } = await responderA('escolha=sala-mirante', {
+      estado: 'cancelada',
+      mensagem: 'Nenhuma sala reservada (recusado).',
+    });
+    assert.deepEqual(repassadas, [{ escolha_de_sala: { action: 'accept', content: { sala: 'sala-mirante' } } }]);
+    assert.deepEqual(gravados, ['TASK_STATE_WORKING', 'TASK_STATE_CANCELED']);
+    assert.deepEqual(estados(eventos), ['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_CANCELED']);
+    assert.equal(guardado, undefined, 'a finished Task keeps no step');
+  });
+
+  it('one the profile cannot read asks again, with the reason, sending nothing and keeping the pause as it was', async () => {
+    const { eventos, repassadas, gravados, guardado } = await responderA('escolha=sala-aquario', { estado: 'falhou', mensagem: 'x' });
+    assert.deepEqual(repassadas, []);
+    assert.deepEqual(gravados, ['TASK_STATE_INPUT_REQUIRED']);
+    assert.deepEqual(estados(eventos), ['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_INPUT_REQUIRED']);
+    assert.equal(partes(eventos.at(-1))[0], 'alternativas: sala-fusca, sala-mirante');
+    assert.ok(guardado && !ehPedido(guardado.passo), 'the pause is still there');
+    assert.deepEqual(guardado.passo.perguntas, PERGUNTA.perguntas);
+    assert.equal(guardado.reivindicacao, undefined, 'released, answerable again');
+  });
 });

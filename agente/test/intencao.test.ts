@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  FORMATOS,
-  lerEscolha,
-  lerPedido,
-  MENSAGEM_ESCOLHA_FORA_DO_FORMATO,
-  MENSAGEM_FORA_DO_FORMATO,
-  type Entrada,
-} from '../src/salas/intencao.js';
+import { FORMATOS, lerEscolha, lerPedido, MENSAGEM_ESCOLHA_FORA_DO_FORMATO, MENSAGEM_FORA_DO_FORMATO } from '../src/salas/intencao.js';
+import type { Entrada } from '../src/ponte/tipos.js';
 import { lerTraceparent, novoTrace, traceparentFilho } from '../src/ponte/trace.js';
 
 const texto = (valor: string): Entrada => ({ texto: valor });

@@ -46,7 +46,7 @@ const executor: AgentExecutor = {
       await cliente.request({ method: 'tools/call', params: { name: 'eco', arguments: { texto: 'oi' } } }, chamada, {
         allowInputRequired: true,
       });
-    bus.publish(eventos.artefato('reserva', { reserva: 'res-0001' }));
+    bus.publish(eventos.artefato({ nome: 'reserva', dados: { reserva: 'res-0001' } }));
     bus.publish(eventos.estado(TaskState.TASK_STATE_COMPLETED, 'pronto'));
     bus.finished();
   },
