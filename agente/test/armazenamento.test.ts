@@ -247,10 +247,6 @@ const PAUSA_ANTIGA = {
 const PAUSA_ANTIGA_LIDA: Pausa = { ...pergunta, requestState: 'estado-antigo', criadaEm: 7 };
 /** A claim as agents wrote it before answers were keyed: the one answer. */
 const REIVINDICACAO_ANTIGA = { por: 'antigo', ate: 900, resposta: { action: 'accept', content: { sala: 'sala-fusca' } } };
-/** Product bug this test found: kept as todo until fixed, its assertion saying what the code should do. */
-const BUG_REIVINDICACAO_ANTIGA =
-  'product bug: pausas.ts ReivindicacaoNoBanco tries the new shape first; z.object strips `resposta` and the old answer is lost';
-
 describe('steps written by older agents', () => {
   it('PausasEmMemoria: a pause of the old shape reads as the question it was', async () => {
     const pausas = new PausasEmMemoria();
@@ -290,17 +286,13 @@ describe('steps written by older agents', () => {
       assert.deepEqual(await pausas.reivindicar('reivindicada', { por: 'novo', ate: 2_000 }, 901), lida);
     });
 
-    it(
-      `PausasNoBanco (${motor}): an old claim's one answer reads keyed by the pause's question`,
-      { todo: BUG_REIVINDICACAO_ANTIGA },
-      async () => {
-        const pausas = await comLinhasAntigas();
-        assert.deepEqual(await pausas.ler('reivindicada'), {
-          passo: lida,
-          reivindicacao: { por: 'antigo', ate: 900, respostas: { escolha_de_sala: REIVINDICACAO_ANTIGA.resposta } },
-        });
-      },
-    );
+    it(`PausasNoBanco (${motor}): an old claim's one answer reads keyed by the pause's question`, async () => {
+      const pausas = await comLinhasAntigas();
+      assert.deepEqual(await pausas.ler('reivindicada'), {
+        passo: lida,
+        reivindicacao: { por: 'antigo', ate: 900, respostas: { escolha_de_sala: REIVINDICACAO_ANTIGA.resposta } },
+      });
+    });
   }
 });
 

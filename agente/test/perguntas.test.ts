@@ -10,9 +10,6 @@ import type { Entrada, Pausa, Questao } from '../src/ponte/tipos.js';
 
 type Perguntas = Pausa['perguntas'];
 
-/** Product bug this file found: kept as todo until fixed, its assertion saying what the code should do. */
-const BUG_ESQUEMA_INVALIDO = 'product bug: esquemas.ts problemaNoEsquema throws on a schema Ajv cannot compile (the server chose it)';
-
 /** A form question with the given fields (all required). */
 const formulario = (message: string, properties: Record<string, object>): Questao => ({
   mode: 'form',
@@ -139,15 +136,11 @@ describe('lerRespostas, inputResponses', () => {
     });
   });
 
-  it(
-    'a question whose requestedSchema the validator cannot compile is refused as an answer, not thrown',
-    { todo: BUG_ESQUEMA_INVALIDO },
-    () => {
-      const quebrada = formulario('Quebrada?', { n: { type: 'inteiro' } });
-      const lida = lerRespostas({ q: quebrada }, respostasEm({ q: { action: 'accept', content: { n: 1 } } }));
-      assert.ok('erro' in lida, 'refused with a reason');
-    },
-  );
+  it('a question whose requestedSchema the validator cannot compile is refused as an answer, not thrown', () => {
+    const quebrada = formulario('Quebrada?', { n: { type: 'inteiro' } });
+    const lida = lerRespostas({ q: quebrada }, respostasEm({ q: { action: 'accept', content: { n: 1 } } }));
+    assert.ok('erro' in lida, 'refused with a reason');
+  });
 });
 
 describe('lerRespostas, text shortcuts for a single question', () => {

@@ -185,7 +185,7 @@ describe('agente + servidor-mcp', () => {
       assert.deepEqual(linha, { text: 'alternativas: sala-fusca, sala-mirante' }, 'the text part first, and alone in it');
       assert.deepEqual(
         resto.map((parte) => Object.keys(parte.data ?? {})),
-        [['alternativas', 'pergunta']],
+        [['alternativas', 'pergunta', 'inputRequests']],
       );
       assert.equal(estado(await obter(processos.agente.url, tarefa(pausa).id)), 'TASK_STATE_INPUT_REQUIRED');
     });

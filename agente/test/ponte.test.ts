@@ -145,16 +145,6 @@ function erroDe(desfecho: Desfecho): string {
   return erro;
 }
 
-/**
- * Product bug these tests found (the course's behaviour before the generic
- * core): kept as todo until fixed, their assertions unchanged.
- */
-const BUG_PERGUNTA_DESCONHECIDA =
-  'product bug: salas/perfil.ts relays any question through the generic core; the course fails a question it cannot relay (a booking question without options of sala, any question of listar/consultar)';
-
-const BUG_SERVIDOR_SUMIDO =
-  'product bug: ponte.ts calls perfil.conexao() outside falando() in atender and responder, so a server gone from AGENTE_MCP_CONFIG throws out of the step instead of failing it';
-
 /** A failure of the network layer with the code Node gives it (ECONNREFUSED, ECONNRESET, ...). */
 const falhaDeRede = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
 
@@ -386,7 +376,7 @@ describe('Ponte', () => {
     assert.match(desfecho.mensagem, /^O servidor MCP respondeu reservar_sala fora do contrato/);
   });
 
-  it('an elicitation it cannot relay fails instead of guessing', { todo: BUG_PERGUNTA_DESCONHECIDA }, async () => {
+  it('an elicitation it cannot relay fails instead of guessing', async () => {
     const { ponte } = montar([perguntaDoFio({ type: 'string' })]);
     assert.equal((await ponte.atender('t', pedido(PEDIDO))).estado, 'falhou');
   });
@@ -440,7 +430,7 @@ describe('Ponte, read-only skills', () => {
     assert.match(fora.mensagem, /^O servidor MCP respondeu listar_salas fora do contrato/);
   });
 
-  it('a question from a read-only tool fails clearly', { todo: BUG_PERGUNTA_DESCONHECIDA }, async () => {
+  it('a question from a read-only tool fails clearly', async () => {
     const pergunta = await montar([pausa(['a'])], TODAS).ponte.atender('t', pedido({ texto: 'listar salas' }));
     assert.deepEqual(pergunta, { estado: 'falhou', mensagem: 'O servidor MCP fez uma pergunta que este agente nao sabe repassar.' });
   });
@@ -732,7 +722,7 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.equal((await ponte.atender('t', chamar('contar'), REPETICAO)).estado, 'concluida', 'an idempotent one is');
   });
 
-  it('an answer to a question of a server no longer configured fails the Task, never throws', { todo: BUG_SERVIDOR_SUMIDO }, async () => {
+  it('an answer to a question of a server no longer configured fails the Task, never throws', async () => {
     const { ponte } = montarGenerico('moderna', [perguntou({ idade: IDADE }, 's1')]);
     const pausa = { ...pausaDe(await ponte.atender('t', chamar('perguntar'))), servidor: 'sumiu' };
     const desfecho = await ponte

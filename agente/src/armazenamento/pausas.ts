@@ -74,9 +74,10 @@ const PassoNoBanco = z.union([
 ]) as z.ZodType<Passo>;
 const RespostasGuardadas = z.record(z.string(), z.looseObject({}));
 const ReivindicacaoNoBanco = z.union([
-  z.object({ por: z.string(), ate: z.number(), respostas: RespostasGuardadas.optional() }),
   // Written before answers were keyed: the one answer to a room pause's one question, keyed when read (see lerReivindicacao).
+  // Tried first: the new shape, a plain object, would read it too, dropping the answer.
   z.object({ por: z.string(), ate: z.number(), resposta: z.looseObject({ action: z.string() }) }),
+  z.object({ por: z.string(), ate: z.number(), respostas: RespostasGuardadas.optional() }),
 ]);
 
 const lerPasso = (texto: string): Passo => conforme(PassoNoBanco, JSON.parse(texto), 'o passo guardado');

@@ -59,11 +59,11 @@ export function notasDoSdkNaLinha(log: (linha: string) => void): void {
 
 /**
  * The Task a request or its answer names, and the state it reached (or the
- * error code). The answer is the object given to res.json, or the text of
- * a stream's last event; JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
+ * error code). The answer is the object given to res.json, or a stream's
+ * last event; JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
  */
 function doResultado(pedido: unknown, respondido: unknown): { task: unknown; estado: unknown } {
-  const resposta = objeto(typeof respondido === 'string' ? lerJson(respondido.replace(/^(event: \w+\n)?data: /, '')) : respondido);
+  const resposta = objeto(respondido);
   const erro = objeto(resposta?.error);
   const resultado = resposta && 'jsonrpc' in resposta ? objeto(resposta.result) : resposta;
   const evento = objeto(resultado?.task) ?? objeto(resultado?.statusUpdate) ?? objeto(resultado?.artifactUpdate) ?? resultado;
@@ -88,15 +88,29 @@ function comMensagemContida(valor: unknown): unknown {
   return contida === erro.message ? valor : { ...objeto(valor), error: { ...erro, message: contida } };
 }
 
+/**
+ * A stream's last event, from the text the SDK wrote it as: `data: <json>`,
+ * after `event: error` for an error. The SDK's express handlers iterate the
+ * request handler's events and serialize each inside themselves, so the
+ * written text is the only place this layer sees a streamed event; it is
+ * read once, when the stream ends.
+ */
+function ultimoEvento(escrito: unknown): unknown {
+  const texto = typeof escrito === 'string' ? escrito : Buffer.isBuffer(escrito) ? escrito.toString() : '';
+  return lerJson(texto.replace(/^(event: \w+\n)?data: /, ''));
+}
+
 /** Which error form a path's routes answer in: HTTP+JSON's under its base and for the console's data, JSON-RPC's elsewhere. */
 const bindingDoCaminho = (req: Request): Binding =>
   [CAMINHO_REST, CAMINHO_CONSOLE].some((base) => req.path === base || req.path.startsWith(`${base}/`)) ? 'rest' : 'jsonrpc';
 
 /**
  * The first handler of every request. One stderr line per request: method,
- * JSON-RPC id, task, state reached, trace-id, HTTP status, duration. A
- * stream is logged when it ends, with its last event; a client that left
- * before the end is said so. Every JSON answer's error message is kept
+ * JSON-RPC id, task, state reached, trace-id, HTTP status, duration. The
+ * state is what the handler answered: the object it gave res.json, or a
+ * stream's last event (ultimoEvento); any other body (the card, the
+ * console's files) is never read. A stream is logged when it ends; a
+ * client that left before the end is said so. Every JSON answer's error message is kept
  * short (comMensagemContida). And a URL that names NUL is refused here, on
  * every route alike: a Task id with NUL would reach PostgreSQL, which
  * refuses NUL in text, as a database failure (500) instead of the client's
@@ -106,37 +120,31 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
   return (req, res, next) => {
     const comeco = performance.now();
     const registro: Registro = {};
-    let corpo = '';
-    // A JSON answer is logged from the object given to res.json, not parsed back from the text it becomes.
+    // A JSON answer is logged from the object the handler gave res.json, not parsed back from the text it becomes.
     let respondido: unknown;
     const json = res.json.bind(res);
     res.json = ((valor: unknown) => {
       respondido = comMensagemContida(valor);
       return json(respondido);
     }) as Response['json'];
-    const guardar = (parte: unknown) => {
-      if (typeof parte === 'string' || Buffer.isBuffer(parte)) corpo = parte.toString();
-    };
+    // A stream's events are written one by one (res.write); only the last is read, once (ultimoEvento).
+    let escrito: unknown;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     res.write = ((parte: unknown, ...resto: unknown[]) => {
-      guardar(parte);
+      escrito = parte;
       return write(parte, ...resto);
     }) as Response['write'];
-    const end = res.end.bind(res) as (...args: unknown[]) => Response;
-    res.end = ((parte?: unknown, ...resto: unknown[]) => {
-      guardar(parte);
-      return end(parte, ...resto);
-    }) as Response['end'];
     res.on('close', () => {
       registro.terminado = true;
       const pedido: unknown = req.body;
       // Only a JSON-RPC body has a request id; a REST body's `id` is a Task's or a config's.
       const recebido = objeto(pedido);
       const jsonRpc = recebido && 'jsonrpc' in recebido ? recebido : undefined;
+      const fluxo = escrito !== undefined && String(res.getHeader('content-type')).startsWith('text/event-stream');
       const linha = campos({
         metodo: jsonRpc?.method ?? '-',
         id: JSON.stringify(jsonRpc?.id ?? null),
-        ...doResultado(pedido, respondido ?? corpo),
+        ...doResultado(pedido, respondido ?? (fluxo ? ultimoEvento(escrito) : undefined)),
         trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
         ...(registro.quem ? { quem: registro.quem } : {}),
         ...(registro.recusa ? { recusa: registro.recusa } : {}),

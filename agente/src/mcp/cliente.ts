@@ -4,8 +4,10 @@
  * pinned to 2026-07-28, declaring form elicitation, and never answering
  * input_required by itself.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   Client,
+  ProtocolError,
   SdkHttpError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
@@ -18,7 +20,7 @@ import {
 import { Readable } from 'node:stream';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
-import { campos, camposDoPedidoMcp, resultadoJsonRpc } from 'compartilhado/log';
+import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import type { Log } from './registro.js';
 
@@ -56,18 +58,81 @@ function cabecalhosDe(brutos: Record<string, string | string[] | undefined>): He
 export type AoTrocar = (pedido: string, http: number, resposta: string) => void;
 
 /**
- * The agent's fetch for the SDK's transport: over the pool, one stderr line
- * per MCP request (never the arguments or the requestState), answered as the
- * Response the SDK reads. JSON is read whole (its outcome is logged); any
- * other body, a server-sent event stream, goes on as a stream.
+ * One HTTP exchange with the MCP server, as the fetch saw it: the request's
+ * log fields, then the HTTP status and the time to the answer, or why no
+ * answer came (the transport failed).
+ */
+interface Troca {
+  readonly pedido: Record<string, unknown>;
+  http?: number;
+  ms?: number;
+  falha?: string;
+}
+
+/**
+ * The slot of one ClienteMcp method's request: the fetch puts its Troca in
+ * it, and the method writes the line once the SDK has handed back the
+ * result it parsed or thrown, so the outcome is the SDK's, never read back
+ * from the body. Found by the fetch through the async context the SDK's
+ * request runs in (the only thread from a method to its fetch: the SDK
+ * picks the JSON-RPC id).
+ */
+interface Chamada {
+  troca?: Troca;
+  escrita: boolean;
+}
+const chamadaAtual = new AsyncLocalStorage<Chamada>();
+
+function escrever(log: Log, { pedido, http, ms = 0 }: Troca, resultado: string): void {
+  log(`mcp-> ${campos({ ...pedido, ...(http === undefined ? {} : { http }), resultado })} ${ms.toFixed(1)}ms`);
+}
+
+/** A method's request ends: its line, if a request went out; a fetch still in its context afterwards logs by itself. */
+function terminar(log: Log, chamada: Chamada, resultado: string): void {
+  chamada.escrita = true;
+  if (chamada.troca) escrever(log, chamada.troca, resultado);
+}
+
+/** An exchange whose outcome nobody told: its transport failure, or `-`. */
+const semDesfecho = (troca: Troca) => (troca.falha === undefined ? '-' : `falha ${troca.falha}`);
+
+/** A result the SDK handed back: its resultType (a list, a read or the connect name none: complete), with isError. */
+function desfechoDoResultado(valor: unknown): string {
+  const resultado = objeto(valor);
+  const tipo = typeof resultado?.resultType === 'string' ? resultado.resultType : 'complete';
+  return resultado?.isError === true ? `${tipo} isError` : tipo;
+}
+
+/**
+ * What the SDK threw: the transport's failure, the server's JSON-RPC error
+ * code, or `-` (an HTTP refusal, told by `http=`; a result the SDK refused).
+ * Never the error's message: the SDK quotes response bodies in it.
+ */
+function desfechoDoErro(erro: unknown, troca: Troca | undefined): string {
+  if (troca?.falha !== undefined) return `falha ${troca.falha}`;
+  return erro instanceof ProtocolError ? `erro ${String(erro.code)}` : '-';
+}
+
+/**
+ * The agent's fetch for the SDK's transport: over the pool, answered as the
+ * Response the SDK reads; JSON is read whole (for the Fio), any other body,
+ * a server-sent event stream, goes on as a stream. A request made by a
+ * ClienteMcp method leaves its Troca in the method's slot; a request made
+ * before it in the same call (a redirect hop) and anything else (a
+ * notification, a request of the SDK's own outside the methods) is logged
+ * here at once, its outcome unknown. Never the arguments or the requestState.
  */
 function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
   return async (entrada, init) => {
     const comeco = performance.now();
-    const pedido = pedidoDe(init?.body);
-    const linha = (resultado: Record<string, unknown>) =>
-      log(`mcp-> ${campos({ ...pedido, ...resultado })} ${(performance.now() - comeco).toFixed(1)}ms`);
     const corpo = init?.body;
+    const troca: Troca = { pedido: pedidoDe(corpo) };
+    const chamada = chamadaAtual.getStore();
+    const daChamada = chamada !== undefined && !chamada.escrita && troca.pedido.id !== 'null';
+    if (daChamada) {
+      if (chamada.troca) escrever(log, chamada.troca, semDesfecho(chamada.troca));
+      chamada.troca = troca;
+    }
     let resposta: Dispatcher.ResponseData;
     try {
       resposta = await request(entrada instanceof Request ? entrada.url : entrada, {
@@ -78,20 +143,25 @@ function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
         dispatcher: conexoes,
       });
     } catch (erro) {
-      linha({ resultado: `falha ${erro instanceof Error ? erro.message : String(erro)}` });
+      troca.falha = erro instanceof Error ? erro.message : String(erro);
+      troca.ms = performance.now() - comeco;
+      if (!daChamada) escrever(log, troca, semDesfecho(troca));
       // As fetch fails: the abort as it is, anything else a TypeError (the SDK tells them apart).
       if (erro instanceof Error && erro.name === 'AbortError') throw erro;
       throw new TypeError('fetch failed', { cause: erro });
     }
     const status = resposta.statusCode;
+    troca.http = status;
     const headers = cabecalhosDe(resposta.headers);
     if (headers.get('content-type')?.includes('application/json')) {
       const texto = await resposta.body.text();
-      linha({ http: status, resultado: resultadoJsonRpc(texto) });
+      troca.ms = performance.now() - comeco;
+      if (!daChamada) escrever(log, troca, '-');
       aoTrocar?.(typeof corpo === 'string' ? corpo : '', status, texto);
       return new Response(texto, { status, headers });
     }
-    linha({ http: status, resultado: '-' });
+    troca.ms = performance.now() - comeco;
+    if (!daChamada) escrever(log, troca, '-');
     // node:stream/web's ReadableStream is the one Response reads; only the two libraries' typings differ.
     if (!SEM_CORPO.has(status)) return new Response(Readable.toWeb(resposta.body) as unknown as BodyInit, { status, headers });
     await resposta.body.dump();
@@ -140,11 +210,32 @@ export class ClienteMcp implements ConexaoMcp {
       const { token } = this;
       // Without onUnauthorized, a 401 is thrown as UnauthorizedError: a static token has nothing to refresh.
       const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
-      await cliente.connect(new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log, this.aoTrocar), authProvider }));
+      const transporte = new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log, this.aoTrocar), authProvider });
+      // The SDK's server/discover probe: the connect resolving is its outcome.
+      await this.comLinha(() => cliente.connect(transporte));
       return cliente;
     })();
     this.conexao.catch(() => (this.conexao = undefined));
     return this.conexao;
+  }
+
+  /**
+   * Runs one SDK request in its own slot (Chamada) and writes its line once
+   * the SDK has answered or thrown: the fetch's fields, HTTP status and time,
+   * with the outcome told here. No line when nothing went out (a list from
+   * the SDK's cache).
+   */
+  private async comLinha<T>(pedir: () => Promise<T>): Promise<T> {
+    const chamada: Chamada = { escrita: false };
+    let valor: T;
+    try {
+      valor = await chamadaAtual.run(chamada, pedir);
+    } catch (erro) {
+      terminar(this.log, chamada, desfechoDoErro(erro, chamada.troca));
+      throw erro;
+    }
+    terminar(this.log, chamada, desfechoDoResultado(valor));
+    return valor;
   }
 
   conectar(): Promise<void> {
@@ -153,14 +244,18 @@ export class ClienteMcp implements ConexaoMcp {
 
   /** tools/list, served from the SDK's cache while the server's ttlMs says it is fresh. */
   async ferramentas(traceparent: string): Promise<Tool[]> {
-    const { tools } = await (await this.cliente()).listTools({ _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs });
+    const cliente = await this.cliente();
+    const { tools } = await this.comLinha(() =>
+      cliente.listTools({ _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs }),
+    );
     return tools;
   }
 
   async lerTexto(uri: string, traceparent: string): Promise<string> {
-    const { contents } = await (
-      await this.cliente()
-    ).readResource({ uri, _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs });
+    const cliente = await this.cliente();
+    const { contents } = await this.comLinha(() =>
+      cliente.readResource({ uri, _meta: { [TRACEPARENT_META_KEY]: traceparent } }, { timeout: this.prazoMs }),
+    );
     const texto = contents.find((conteudo): conteudo is TextResourceContents => 'text' in conteudo);
     if (!texto) throw new Error(`${uri} sem conteudo de texto`);
     return texto.text;
@@ -176,12 +271,14 @@ export class ClienteMcp implements ConexaoMcp {
     const { traceparent, continuacao, meta, aoProgredir, sinal } = opcoes;
     const params = { name, arguments: args, ...continuacao, _meta: { ...meta, [TRACEPARENT_META_KEY]: traceparent } };
     try {
-      return await cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
-        allowInputRequired: true,
-        timeout: this.prazoMs,
-        ...(aoProgredir ? { onprogress: aoProgredir, resetTimeoutOnProgress: true } : {}),
-        ...(sinal ? { signal: sinal } : {}),
-      });
+      return await this.comLinha(() =>
+        cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
+          allowInputRequired: true,
+          timeout: this.prazoMs,
+          ...(aoProgredir ? { onprogress: aoProgredir, resetTimeoutOnProgress: true } : {}),
+          ...(sinal ? { signal: sinal } : {}),
+        }),
+      );
     } catch (erro) {
       // Cancelled by the caller: its own reason, not the SDK's wrapping of it as a timeout.
       sinal?.throwIfAborted();

@@ -16,7 +16,13 @@ export function problemaNoEsquema(esquema: object, valor: unknown): string | und
   const chave = JSON.stringify(esquema);
   let validar = compilados.get(chave);
   if (!validar) {
-    const compilado = validador.getValidator(esquema);
+    let compilado: ReturnType<typeof validador.getValidator>;
+    try {
+      compilado = validador.getValidator(esquema);
+    } catch (erro) {
+      // The schema is the server's: one the validator cannot read refuses what it should check, with the reason.
+      return `o esquema do servidor nao e um JSON Schema valido (${erro instanceof Error ? erro.message : String(erro)})`;
+    }
     validar = (entrada) => {
       const lido = compilado(entrada);
       return lido.valid ? undefined : lido.errorMessage;

@@ -122,11 +122,7 @@ export function perfilGenerico(skills: Skills): Perfil {
       if (problema) return { erro: `Argumentos recusados por ${skill.id}: ${problema}`, rejeitar: true };
       return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
     },
-    conexao(chamada) {
-      const conexao = chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor);
-      if (!conexao) throw new Error(`O servidor MCP ${String(chamada.servidor)} nao esta configurado.`);
-      return conexao;
-    },
+    conexao: (chamada) => (chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor)),
     antes: () => Promise.resolve(undefined),
     concluir: (chamada, resultado) => concluirGenerico(chamada, resultado),
     apresentar,

@@ -15,7 +15,10 @@ export type Efeito = 'nenhum' | 'repetivel' | 'unico';
 export interface Perfil {
   /** A new Task's request as a call; `rejeitar`: refused as a request the agent will not take (REJECTED), not one it failed at. */
   ler(entrada: Entrada, taskId: string): Chamada | (Ilegivel & { readonly rejeitar?: true });
-  conexao(chamada: Pick<Chamada, 'servidor'>): ConexaoMcp;
+  /** The call's server; undefined for one no longer configured. */
+  conexao(chamada: Pick<Chamada, 'servidor'>): ConexaoMcp | undefined;
+  /** A question this profile will not relay, with what to tell the client; absent or undefined relays it. */
+  perguntaRecusada?(chamada: Chamada, perguntas: Pausa['perguntas']): string | undefined;
   /**
    * Before each call: what `concluir` will need (the room policy's version),
    * or a RecusaAntesDaChamada.

@@ -126,6 +126,7 @@ export class Ponte {
     const chamada = this.perfil.ler(pedido.pedido, taskId);
     if ('erro' in chamada) return { estado: chamada.rejeitar ? 'rejeitada' : 'falhou', mensagem: chamada.erro };
     const conexao = this.perfil.conexao(chamada);
+    if (!conexao) return falhou(mensagemSemServidor(chamada));
     const origem = { trace: pedido.trace, dono: pedido.dono };
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
     return this.falando(taskId, conexao, chamada, opcoes, async (comSinal) => {
@@ -178,6 +179,7 @@ export class Ponte {
   async responder(taskId: string, pausa: Pausa, respostas: Respostas, trace: Trace, opcoes: OpcoesDoPasso = {}): Promise<Desfecho> {
     const chamada = chamadaDa(pausa);
     const conexao = this.perfil.conexao(chamada);
+    if (!conexao) return falhou(mensagemSemServidor(chamada));
     const origem = { trace: pausa.trace, ...(pausa.dono ? { dono: pausa.dono } : {}) };
     // The same question, with why the answer was not relayed on a line of its own.
     const mesma = (motivo: string): Desfecho => {
@@ -259,9 +261,13 @@ export class Ponte {
     continua: { readonly requestState?: string | undefined; readonly viva?: ChamadaViva },
   ): Desfecho {
     const { viva } = continua;
-    if (rodada.rodada > MAXIMO_DE_RODADAS) {
+    const recusada =
+      rodada.rodada > MAXIMO_DE_RODADAS
+        ? `O servidor MCP perguntou ${String(MAXIMO_DE_RODADAS)} vezes seguidas sem concluir: a Task termina aqui.`
+        : this.perfil.perguntaRecusada?.(rodada.chamada, perguntas);
+    if (recusada) {
       viva?.responder({ action: 'cancel' });
-      throw new Recusa(`O servidor MCP perguntou ${String(MAXIMO_DE_RODADAS)} vezes seguidas sem concluir: a Task termina aqui.`);
+      throw new Recusa(recusada);
     }
     if (viva) this.vivas.guardar(rodada.taskId, viva);
     const { chamada, origem } = rodada;
@@ -373,6 +379,9 @@ async function proximoDe(viva: ChamadaViva): Promise<Ouvido> {
     throw erro;
   }
 }
+
+const mensagemSemServidor = (chamada: Chamada) =>
+  `O servidor MCP ${chamada.servidor ?? ''} nao esta configurado (AGENTE_MCP_CONFIG): a Task nao pode seguir.`;
 
 const mensagemDeInterrompida = (chamada: Chamada) =>
   `A chamada de ${chamada.skill} foi interrompida (o agente que a fazia parou) e o desfecho e desconhecido: a ferramenta nao se declara segura de repetir, entao o agente nao a repete. Confira no servidor antes de pedir de novo.`;

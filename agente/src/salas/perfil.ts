@@ -98,6 +98,8 @@ function consultada(consulta: Consulta, resultado: CallToolResult): Desfecho {
   return { estado: 'concluida', mensagem, artefato: { nome: 'disponibilidade', dados: conteudo.dados } };
 }
 
+const PERGUNTA_DESCONHECIDA = 'O servidor MCP fez uma pergunta que este agente nao sabe repassar.';
+
 /** The room question: one form question with the single field `sala` and its options. */
 const escolhaDeSala = (perguntas: Pausa['perguntas']) => {
   const escolha = campoDeEscolha(perguntas);
@@ -121,6 +123,9 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
       }
     },
     conexao: () => mcp,
+    // The course relays one question, the choice of another room for a booking; anything else fails rather than guess.
+    perguntaRecusada: (chamada, perguntas) =>
+      chamada.ferramenta === FERRAMENTAS.reservar && escolhaDeSala(perguntas) ? undefined : PERGUNTA_DESCONHECIDA,
     /** Discovery (the tool list is the server's, not ours), and for a booking the policy version, both cached while ttlMs allows. */
     async antes(chamada, traceparent) {
       const politica =
