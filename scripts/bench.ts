@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --conexoes 10]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle>]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     conexoes: { type: 'string', default: '10' },
     saida: { type: 'string', default: `bench/resultados/${new Date().toISOString().replace(/[:.]/g, '-')}.json` },
     pausadas: { type: 'string', default: '10000' },
+    // An agent bundle built from an earlier commit, measured beside this one in the same run (see README Desempenho).
+    'agente-antes': { type: 'string' },
   },
 });
 const SEGUNDOS = Number(values.segundos);
@@ -56,13 +58,17 @@ const chamarFerramenta = (name: string, args: Record<string, unknown>, extra?: R
   method: 'POST' as const,
   ...pedidoMcp({ metodo: 'tools/call', params: { name, arguments: args, ...extra } }, randomUUID()),
 });
-const mensagemA2A = (texto: string, taskId?: string) =>
+const mensagemComParte = (parte: object, taskId?: string) =>
   JSON.stringify({
     jsonrpc: '2.0',
     id: randomUUID(),
     method: 'SendMessage',
-    params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: texto }], ...(taskId ? { taskId } : {}) } },
+    params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [parte], ...(taskId ? { taskId } : {}) } },
   });
+const mensagemA2A = (texto: string, taskId?: string) => mensagemComParte({ text: texto }, taskId);
+const mensagemA2ADados = (dados: object) => mensagemComParte({ data: dados });
+
+const mediana = (valores: readonly number[]) => [...valores].sort((a, b) => a - b)[Math.floor(valores.length / 2)] ?? NaN;
 
 /** Free slots that never repeat, from 2030 on (the data file and the other scenarios use earlier days). */
 function vagas() {
@@ -368,6 +374,46 @@ try {
   ];
   const enviar = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre);
   const enviarSozinho = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre, 1);
+  // The same request to an agent built from an earlier commit and to this one, both up, in alternating
+  // rounds: on a noisy machine the median of each side is compared, not two moments of the load.
+  let antes: { antes: number; agora: number } | undefined;
+  if (values['agente-antes']) {
+    const anterior = await subir(values['agente-antes'], { AGENTE_PORT: '0', MCP_URL: mcp.url });
+    const [deAntes, deAgora]: [number[], number[]] = [[], []];
+    for (let rodada = 1; rodada <= 3; rodada++) {
+      deAntes.push(
+        (
+          await aquecerEMedir(
+            `A2A de antes (--agente-antes), rodada ${String(rodada)}: SendMessage sala livre`,
+            `${anterior.url}/a2a`,
+            enviarLivre,
+          )
+        ).reqPorSeg,
+      );
+      deAgora.push((await aquecerEMedir(`nosso A2A, rodada ${String(rodada)}: SendMessage sala livre`, a2a, enviarLivre)).reqPorSeg);
+    }
+    await anterior.parar();
+    antes = { antes: mediana(deAntes), agora: mediana(deAgora) };
+  }
+  // The generic bridge over the same server: AGENTE_MCP_CONFIG names it, and the booking is a tool call in a data part.
+  const pastaGenerica = mkdtempSync(join(tmpdir(), 'bench-generico-'));
+  const configGenerica = join(pastaGenerica, 'mcp.json');
+  writeFileSync(configGenerica, JSON.stringify({ mcpServers: { salas: { url: mcp.url } } }));
+  const generico = await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', AGENTE_MCP_CONFIG: configGenerica });
+  const enviarGenerico = (): autocannon.Request[] => [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: FERRAMENTAS.reservar, arguments: vagaA2A() }) }),
+    },
+  ];
+  const enviarPeloGenerico = await aquecerEMedir(
+    'A2A generico (AGENTE_MCP_CONFIG): SendMessage reservar_sala livre',
+    `${generico.url}/a2a`,
+    enviarGenerico,
+  );
+  await generico.parar();
+  rmSync(pastaGenerica, { recursive: true, force: true });
   const pedidoEmConflito = 'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Bench';
   await aquecerEMedir('nosso A2A: pausa + continuacao (recusar)', a2a, () => [
     {
@@ -434,6 +480,10 @@ try {
     'reservar com PostgreSQL / em memoria (vazao, alvo >= 0.5)': reservarNoBanco.reqPorSeg / reservar.reqPorSeg,
     'nosso SendMessage / bridge-floor (vazao, alvo >= 1.0, ideal >= 1.5)': enviar.reqPorSeg / pisoPonte.reqPorSeg,
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
+    'SendMessage pela ponte generica / pelo perfil de salas (vazao)': enviarPeloGenerico.reqPorSeg / enviar.reqPorSeg,
+    ...(antes && {
+      'SendMessage agora / antes (--agente-antes, medianas de 3 rodadas alternadas, vazao, alvo >= 0.95)': antes.agora / antes.antes,
+    }),
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
     'consultar p50 com 100000 / com 10 (alvo <= 1.5)': (escala.get(100_000)?.p50 ?? NaN) / (escala.get(10)?.p50 ?? NaN),

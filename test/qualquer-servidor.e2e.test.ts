@@ -325,22 +325,10 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
 });
 
 describe('server-everything with a "tools" allow-list', () => {
-  let pasta: Pasta | undefined;
-  let everything: ServidorExterno | undefined;
-  let agente: Processo | undefined;
-  before(async () => {
-    pasta = pastaTemporaria();
-    everything = await iniciarEverything();
-    agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url, tools: ['echo', 'get-sum'] } }));
-  });
-  after(async () => {
-    await agente?.parar();
-    await everything?.parar();
-    pasta?.apagar();
-  });
+  const processos = everythingComAgente(['echo', 'get-sum']);
 
   it('only the listed tools are skills: get-env is neither in the card nor callable', async () => {
-    assert.ok(agente);
+    const { agente } = processos;
     const lido = await card(agente.url);
     assert.deepEqual(
       lido.skills.map(({ id }) => id),

@@ -41,28 +41,11 @@ import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from
 import type { Ponte } from '../src/ponte/ponte.js';
 import type { Desfecho, Pausa, Pedido, Pergunta } from '../src/ponte/tipos.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
+import { perguntaDeSala } from './apoio.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 /** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */
-const pergunta: Pergunta = {
-  skill: 'reservar-sala',
-  ferramenta: 'reservar_sala',
-  argumentos: { sala: 'sala-garagem' },
-  perguntas: {
-    escolha_de_sala: {
-      mode: 'form',
-      message: 'Escolha uma sala alternativa.',
-      requestedSchema: {
-        type: 'object',
-        properties: { sala: { type: 'string', enum: ['sala-fusca', 'sala-mirante'] } },
-        required: ['sala'],
-      },
-    },
-  },
-  requestState: 'estado-0',
-  rodada: 1,
-  trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' },
-};
+const pergunta: Pergunta = perguntaDeSala('estado-0');
 
 const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => ({ ...pergunta, requestState, criadaEm });
 

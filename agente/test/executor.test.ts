@@ -20,6 +20,7 @@ import { ChamadasVivas } from '../src/ponte/vivas.js';
 import { perfilDeSalas } from '../src/salas/perfil.js';
 import type { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
 import type { Trace } from '../src/ponte/trace.js';
+import { perguntaDeSala } from './apoio.js';
 
 const inesperado = (oque: string) => () => Promise.reject(new Error(`${oque} is not expected in this test`));
 
@@ -312,26 +313,7 @@ it("an artifact's text and file parts come first, then its data as JSON text and
 });
 
 describe('an answer to a paused Task', () => {
-  const PERGUNTA: Pausa = {
-    skill: 'reservar-sala',
-    ferramenta: 'reservar_sala',
-    argumentos: { sala: 'sala-garagem' },
-    perguntas: {
-      escolha_de_sala: {
-        mode: 'form',
-        message: 'Escolha uma sala alternativa.',
-        requestedSchema: {
-          type: 'object',
-          properties: { sala: { type: 'string', enum: ['sala-fusca', 'sala-mirante'] } },
-          required: ['sala'],
-        },
-      },
-    },
-    requestState: 'estado-opaco',
-    rodada: 1,
-    trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' },
-    criadaEm: 0,
-  };
+  const PERGUNTA: Pausa = { ...perguntaDeSala('estado-opaco'), criadaEm: 0 };
 
   async function responderA(texto: string, desfecho: Desfecho) {
     const base = new PausasEmMemoria();

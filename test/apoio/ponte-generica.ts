@@ -137,16 +137,16 @@ export const iniciarAgenteGenerico = (config: string, env: Record<string, string
  * server-everything and one agent bridging it alone, for the tests of one
  * describe block: both started before them (free ports, each ready when it
  * says so), stopped after, the config folder removed. A test that reads the
- * agent's log sees only its own block's calls.
+ * agent's log sees only its own block's calls. `tools`: the server's allow-list in the file.
  */
-export function everythingComAgente(): { readonly agente: Processo; readonly everything: ServidorExterno } {
+export function everythingComAgente(tools?: readonly string[]): { readonly agente: Processo; readonly everything: ServidorExterno } {
   let pasta: Pasta | undefined;
   let everything: ServidorExterno | undefined;
   let agente: Processo | undefined;
   before(async () => {
     pasta = pastaTemporaria();
     everything = await iniciarEverything();
-    agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url } }));
+    agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url, ...(tools ? { tools: [...tools] } : {}) } }));
   });
   after(async () => {
     await agente?.parar();
