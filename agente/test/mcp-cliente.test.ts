@@ -48,7 +48,9 @@ describe('ClienteMcp: one log line per MCP request, its outcome from the SDK', (
 
   it('the connect logs the SDK server/discover probe; tools/list once, then from the SDK cache with no line', async () => {
     assert.deepEqual(
-      (await linhasDe(() => conectado().conectar())).map((linha) => linhaDe('server/discover', '"server-discover-probe-1"', '-', '-', 'http=200 resultado=complete').test(linha)),
+      (await linhasDe(() => conectado().conectar())).map((linha) =>
+        linhaDe('server/discover', '"server-discover-probe-1"', '-', '-', 'http=200 resultado=complete').test(linha),
+      ),
       [true],
     );
     const lista = await linhasDe(async () => {
@@ -67,8 +69,10 @@ describe('ClienteMcp: one log line per MCP request, its outcome from the SDK', (
   });
 
   it('tools/call: complete, input_required, complete isError and a JSON-RPC error, never the arguments or the requestState', async () => {
-    const chamar = (nome: string, argumentos: Record<string, unknown>) => conectado().chamar(nome, argumentos, { traceparent: TRACEPARENT });
-    const chamada = (resultado: string, nome = 'reservar_sala') => linhaDe('tools/call', '\\d+', nome, TRACEPARENT, `http=200 resultado=${resultado}`);
+    const chamar = (nome: string, argumentos: Record<string, unknown>) =>
+      conectado().chamar(nome, argumentos, { traceparent: TRACEPARENT });
+    const chamada = (resultado: string, nome = 'reservar_sala') =>
+      linhaDe('tools/call', '\\d+', nome, TRACEPARENT, `http=200 resultado=${resultado}`);
     assert.match((await linhasDe(() => chamar('reservar_sala', reserva('sala-garagem', 'Marty'))))[0] ?? '', chamada('complete'));
     let requestState = '';
     const pausa = await linhasDe(async () => {
@@ -101,7 +105,13 @@ describe('ClienteMcp: a request with no answer, and an HTTP refusal', () => {
     await assert.rejects(new ClienteMcp(new URL(comTokens.url), log, TOKEN, undefined, 5_000).conectar());
     assert.match(
       linhas[1] ?? '',
-      linhaDe('server/discover', '"server-discover-probe-1"', '-', '-', `resultado="falha connect ECONNREFUSED 127.0.0.1:${String(comTokens.porta)}"`),
+      linhaDe(
+        'server/discover',
+        '"server-discover-probe-1"',
+        '-',
+        '-',
+        `resultado="falha connect ECONNREFUSED 127.0.0.1:${String(comTokens.porta)}"`,
+      ),
     );
     assert.equal(linhas.length, 2, linhas.join('\n'));
   });

@@ -96,7 +96,7 @@ function terminar(log: Log, chamada: Chamada, resultado: string): void {
 /** An exchange whose outcome nobody told: its transport failure, or `-`. */
 const semDesfecho = (troca: Troca) => (troca.falha === undefined ? '-' : `falha ${troca.falha}`);
 
-/** A result the SDK handed back: its resultType (a list, a read or the connect name none: complete), with isError. */
+/** A result the SDK handed back: its resultType, complete when it names none (a list, a read, the connect), and isError. */
 function desfechoDoResultado(valor: unknown): string {
   const resultado = objeto(valor);
   const tipo = typeof resultado?.resultType === 'string' ? resultado.resultType : 'complete';
