@@ -602,6 +602,27 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.equal(vivas.tem('t', 'este'), false, 'taken by the answer');
   });
 
+  it("a 2025 server's question left unanswered past the pause's lifetime: the call is told cancel and let go", async () => {
+    // The lifetime is short here; what the test waits for is the call hearing cancel, not a timer.
+    const vivas = new ChamadasVivas('este', 5);
+    let ouvida: (resposta: unknown) => void = () => undefined;
+    const respostaOuvida = new Promise((resolver) => (ouvida = resolver));
+    const { ponte } = montarGenerico(
+      'sessao',
+      [
+        async (opcoes) => {
+          ouvida(await opcoes.aoPerguntar?.(NOME));
+          return { content: [{ type: 'text', text: 'cancelada' }] };
+        },
+      ],
+      vivas,
+    );
+    const pausada = await ponte.atender('t', chamar('perguntar'));
+    assert.ok(pausada.estado === 'pausada' && pausada.pergunta, pausada.mensagem);
+    assert.deepEqual(await respostaOuvida, { action: 'cancel' });
+    assert.equal(vivas.tem('t', 'este'), false, 'nothing left for a late answer to reach');
+  });
+
   it("a 2025 server's question held by another process, or before a restart, fails the Task saying so", async () => {
     const { ponte } = montarGenerico('sessao', [
       async (opcoes) => {
