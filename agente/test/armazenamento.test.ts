@@ -336,6 +336,7 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
       atender: () => Promise.reject(new Error('nada a repetir')),
       responder: () => Promise.reject(new Error('nada a repetir')),
       reapresentar: () => assert.fail('nada a reapresentar'),
+      cancelar: () => false,
     };
     assert.equal(await passos.varrer(ponte, publicar), 1);
     assert.deepEqual(publicados, [{ taskId: 'velha', dono: acme, eventos: [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)] }]);
@@ -349,6 +350,7 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
       atender: () => Promise.reject(new Error('nada a repetir')),
       responder: () => Promise.reject(new Error('nada a repetir')),
       reapresentar: () => assert.fail('nada a reapresentar'),
+      cancelar: () => false,
     };
     await passos.abrir('ocupada', pergunta)(base);
     const { promessa: resposta, resolver: soltar } = adiado();
@@ -386,7 +388,7 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
       artefato: { nome: 'reserva', dados: reserva },
     };
     const chamadas: string[] = [];
-    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'> = {
+    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'> = {
       atender: (taskId, pedido) => {
         chamadas.push(`atender ${taskId} ${pedido.pedido.texto}`);
         return Promise.resolve(concluida);
@@ -396,6 +398,7 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
         return Promise.resolve({ estado: 'incerto', mensagem: 'sem resposta' });
       },
       reapresentar: () => assert.fail('every claim here records its answer'),
+      cancelar: () => false,
     };
     const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
     await passos.reivindicarPedido('novo', passos.pedido(pedidoNovo(0)))(base);
@@ -424,13 +427,14 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
     await base.reivindicar('sem-resposta', { por: 'outro', ate: 1_000_000 }, 1_000_000);
     avancar(1);
     const reapresentadas: Pausa[] = [];
-    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'> = {
+    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'> = {
       atender: () => Promise.reject(new Error('nada a repetir')),
       responder: () => Promise.reject(new Error('nada a responder')),
       reapresentar: (pausa) => {
         reapresentadas.push(pausa);
         return { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante', dados: {} };
       },
+      cancelar: () => false,
     };
     assert.equal(await passos.varrer(ponte, publicar), 1);
     assert.deepEqual(reapresentadas, [{ ...pergunta, criadaEm: 1_000_000 }]);

@@ -623,6 +623,86 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.equal(vivas.tem('t', 'este'), false, 'nothing left for a late answer to reach');
   });
 
+  it('a 2025 call that ends while its Task is paused keeps its outcome: the answer finds it, never a wait for ever', async () => {
+    let terminar: (resultado: ResultadoDaFerramenta) => void = () => undefined;
+    const { ponte } = montarGenerico('sessao', [
+      (opcoes) =>
+        new Promise((resolver) => {
+          terminar = resolver;
+          // The tool's own wait for the answer gives up: the call ends on its own while the Task is paused.
+          void opcoes.aoPerguntar?.(NOME);
+        }),
+    ]);
+    const pausada = await ponte.atender('t', chamar('perguntar'));
+    assert.ok(pausada.estado === 'pausada', pausada.mensagem);
+    terminar({ content: [{ type: 'text', text: 'sem resposta a tempo' }] });
+    const desfecho = await continuar(ponte, pausada, { texto: 'recusar' });
+    assert.deepEqual({ estado: desfecho.estado, mensagem: desfecho.mensagem }, { estado: 'concluida', mensagem: 'sem resposta a tempo' });
+  });
+
+  it('two questions a 2025 server asks at once reach the Task one after the other, each answer to its own question', async () => {
+    const ouvidas: [string, unknown][] = [];
+    const { ponte } = montarGenerico('sessao', [
+      async (opcoes) => {
+        const perguntar = opcoes.aoPerguntar;
+        assert.ok(perguntar);
+        const [nome, idade] = await Promise.all([perguntar(NOME), perguntar(IDADE)]);
+        ouvidas.push(['nome', nome], ['idade', idade]);
+        return { content: [{ type: 'text', text: 'pronto' }] };
+      },
+    ]);
+    const primeira = await ponte.atender('t', chamar('perguntar'));
+    assert.ok(primeira.estado === 'pausada' && primeira.pergunta, primeira.mensagem);
+    assert.equal(primeira.mensagem, 'Seu nome?');
+    const segunda = await continuar(ponte, primeira, inputResponses({ 'pergunta-1': { action: 'accept', content: { nome: 'Marty' } } }));
+    assert.ok(segunda.estado === 'pausada' && segunda.pergunta, segunda.mensagem);
+    assert.equal(segunda.mensagem, 'Sua idade?');
+    const fim = await continuar(ponte, segunda, inputResponses({ 'pergunta-2': { action: 'accept', content: { idade: 17 } } }));
+    assert.equal(fim.estado, 'concluida', fim.mensagem);
+    assert.deepEqual(ouvidas, [
+      ['nome', { action: 'accept', content: { nome: 'Marty' } }],
+      ['idade', { action: 'accept', content: { idade: 17 } }],
+    ]);
+  });
+
+  it('a 2025 call given up (its Task cancelled) is aborted, and a question it asks later is answered cancel at once', async () => {
+    const vivas = new ChamadasVivas('este', 600_000);
+    let perguntouDeNovo: (depois: { resposta: Promise<unknown> }) => void = () => undefined;
+    const segunda = new Promise<{ resposta: Promise<unknown> }>((resolver) => (perguntouDeNovo = resolver));
+    let sinal: AbortSignal | undefined;
+    const { ponte } = montarGenerico(
+      'sessao',
+      [
+        async (opcoes) => {
+          sinal = opcoes.sinal;
+          await opcoes.aoPerguntar?.(NOME);
+          perguntouDeNovo({ resposta: opcoes.aoPerguntar?.(IDADE) ?? Promise.resolve() });
+          return { content: [] };
+        },
+      ],
+      vivas,
+    );
+    const pausada = await ponte.atender('t', chamar('perguntar'));
+    assert.ok(pausada.estado === 'pausada', pausada.mensagem);
+    ponte.cancelar('t');
+    assert.equal(sinal?.aborted, true, 'the call is aborted: the SDK tells the server');
+    assert.deepEqual(await (await segunda).resposta, { action: 'cancel' });
+    assert.equal(vivas.tem('t', 'este'), false);
+  });
+
+  it("a replayed answer to a 2025 server's question says the outcome is unknown when the tool may have acted", async () => {
+    const { ponte } = montarGenerico('sessao', [
+      async (opcoes) => {
+        await opcoes.aoPerguntar?.(NOME);
+        return { content: [] };
+      },
+    ]);
+    const pausa = pausaDe(await ponte.atender('t', chamar('perguntar')));
+    const desfecho = await ponte.responder('t', pausa, { 'pergunta-1': { action: 'decline' } }, pausa.trace, REPETICAO);
+    assert.equal(desfecho.estado, 'falhou');
+    assert.match(desfecho.mensagem, /desfecho e desconhecido/);
+  });
+
   it("a 2025 server's question held by another process, or before a restart, fails the Task saying so", async () => {
     const { ponte } = montarGenerico('sessao', [
       async (opcoes) => {

@@ -90,7 +90,7 @@ export class Atendimento extends DefaultRequestHandler {
       // A step being run may be booking: canceled now, its booking would outlive a CANCELED Task.
       if (aberta && (await this.passos.ler(params.id))?.reivindicacao) {
         throw new TaskNotCancelableError(
-          `A Task ${params.id} tem uma chamada em andamento no servidor MCP, que pode reservar: aguarde o desfecho dela.`,
+          `A Task ${params.id} tem uma chamada em andamento no servidor MCP, que pode ter efeito: aguarde o desfecho dela.`,
         );
       }
       // The SDK cancels a paused Task by itself, without the executor and without

@@ -1,9 +1,10 @@
 /**
  * A thin AgentExecutor: the bridge decides, the executor publishes, and
  * each state goes to the store with what it does to the Task's open step
- * (see limites.ts). Every Task goes SUBMITTED -> WORKING ->
- * (INPUT_REQUIRED | COMPLETED | CANCELED | FAILED); a booking whose outcome
- * never arrived stays WORKING until its replay gives one.
+ * (see passos.ts). Every Task goes SUBMITTED -> WORKING -> (INPUT_REQUIRED |
+ * AUTH_REQUIRED | COMPLETED | CANCELED | FAILED | REJECTED); a call whose
+ * outcome never arrived, and whose replay is safe, stays WORKING until its
+ * replay gives one.
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
@@ -118,7 +119,11 @@ export class Executor implements AgentExecutor {
       return this.concluir(eventos, bus, falhou, this.passos.depoisDo(taskId, falhou, undefined));
     };
     if (!guardado || ehPedido(guardado.passo)) return semPergunta(MENSAGEM_SEM_PAUSA);
-    if (guardado.expirada) return semPergunta(MENSAGEM_DE_PAUSA_EXPIRADA);
+    if (guardado.expirada) {
+      // A session's call may still wait here on the expired question: given up, its server told.
+      this.ponte.cancelar(taskId);
+      return semPergunta(MENSAGEM_DE_PAUSA_EXPIRADA);
+    }
     const pausa = guardado.passo;
     const escolha = this.ponte.escolher(taskId, pausa, entradaDe(contexto));
     if ('estado' in escolha) return this.concluir(eventos, bus, escolha, this.passos.depoisDo(taskId, escolha, pausa));

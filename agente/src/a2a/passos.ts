@@ -6,8 +6,9 @@
  * owner and an expiry, in the same write as the Task's WORKING state; its
  * outcome, the Task's next state and the step's change are written
  * together too. A claim that expires (its agent died, or the call's
- * outcome never arrived) is replayed by the sweep of any agent, with the
- * same idempotency key, until the step gives a definite outcome.
+ * outcome never arrived) is replayed by the sweep of any agent (the room
+ * booking with the same idempotency key; a generic tool only when it says
+ * a replay is safe: see Ponte) until the step gives a definite outcome.
  */
 import { TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
@@ -153,14 +154,14 @@ export class Passos {
    * changed.
    */
   async varrer(
-    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>,
     publicar: PublicarForaDoPedido,
     log: (linha: string) => void = () => undefined,
   ): Promise<number> {
     let mudadas = 0;
     for (;;) {
       const ids = await this.base.ate(this.agora() - this.validade, LOTE_DA_VARREDURA);
-      const nesteLote = await this.descartarAs(publicar, ids, MENSAGEM_DE_PAUSA_EXPIRADA);
+      const nesteLote = await this.descartarAs(publicar, ids, MENSAGEM_DE_PAUSA_EXPIRADA, log, (taskId) => ponte.cancelar(taskId));
       mudadas += nesteLote;
       // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
       if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
@@ -183,7 +184,7 @@ export class Passos {
   /** Sweeps every `intervaloMs`; the timer never keeps the process alive. */
   varrerPeriodicamente(
     intervaloMs: number,
-    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>,
     publicar: PublicarForaDoPedido,
     log: (linha: string) => void,
   ): void {
@@ -206,7 +207,7 @@ export class Passos {
    */
   private async repetir(
     taskId: string,
-    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar'>,
+    ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>,
     publicar: PublicarForaDoPedido,
   ): Promise<Desfecho['estado'] | undefined> {
     const guardado = await this.base.ler(taskId);
@@ -238,17 +239,31 @@ export class Passos {
    * turn) could wait forever. Only an unclaimed pause is ended, with its
    * removal written with the Task's FAILED state.
    */
-  private async descartarAs(publicar: PublicarForaDoPedido, taskIds: readonly string[], mensagem: string): Promise<number> {
+  private async descartarAs(
+    publicar: PublicarForaDoPedido,
+    taskIds: readonly string[],
+    mensagem: string,
+    log: (linha: string) => void = () => undefined,
+    /** A call still waiting here on the ended pause's question is given up (a session's, see ponte/vivas.ts). */
+    aoDescartar: (taskId: string) => void = () => undefined,
+  ): Promise<number> {
     let descartadas = 0;
     for (const taskId of taskIds) {
-      const descartada = await this.exclusao.seLivre(taskId, async () => {
-        const guardado = await this.base.ler(taskId);
-        if (!guardado || guardado.reivindicacao) return false;
-        const dono = guardado.passo.dono ?? DONO_ANONIMO;
-        const fim = (eventos: Eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)];
-        if (!(await publicar(taskId, dono, fim, (pausas) => pausas.apagar(taskId)))) await this.base.apagar(taskId);
-        return true;
-      });
+      // One Task that cannot be ended now (its row unreadable, the database gone again) does not stop the others.
+      const descartada = await this.exclusao
+        .seLivre(taskId, async () => {
+          const guardado = await this.base.ler(taskId);
+          if (!guardado || guardado.reivindicacao) return false;
+          const dono = guardado.passo.dono ?? DONO_ANONIMO;
+          const fim = (eventos: Eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)];
+          if (!(await publicar(taskId, dono, fim, (pausas) => pausas.apagar(taskId)))) await this.base.apagar(taskId);
+          aoDescartar(taskId);
+          return true;
+        })
+        .catch((erro: unknown) => {
+          log(`varredura: a pausa da Task ${taskId} fica para a proxima passada (${erro instanceof Error ? erro.message : String(erro)})`);
+          return false;
+        });
       if (descartada) descartadas += 1;
     }
     return descartadas;

@@ -63,7 +63,8 @@ function parteDe(bloco: ContentBlock): Parte | undefined {
   }
 }
 
-const textoDe = (resultado: CallToolResult) =>
+/** A result's text blocks, one per line. */
+export const textoDe = (resultado: CallToolResult) =>
   resultado.content
     .map((bloco) => (bloco.type === 'text' ? bloco.text : ''))
     .filter(Boolean)
@@ -131,6 +132,11 @@ export function perfilGenerico(skills: Skills): Perfil {
       const skill = skills.skill(chamada.skill);
       return skill ? efeitoDe(skill.ferramenta) : 'unico';
     },
+    // A call whose replay is safe is left to finish: cut short, its effect would be neither done nor replayed.
+    cancelavel(chamada) {
+      return this.efeito(chamada) !== 'repetivel';
+    },
+    progresso: true,
     credenciaisRecusadas(erro, conexao) {
       if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
       return `O servidor MCP ${conexao.nome} recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.`;

@@ -38,6 +38,10 @@ export interface Perfil {
    * outcome is told, never replayed).
    */
   efeito(chamada: Chamada): Efeito;
+  /** Whether a client's cancel may cut the call short while it runs (the server is told). */
+  cancelavel(chamada: Chamada): boolean;
+  /** Whether the call's progress is asked for (a progressToken) and streamed to the client. */
+  readonly progresso: boolean;
   /** The server refused the agent's credentials: what to tell the client, or undefined for any other error. */
   credenciaisRecusadas(erro: unknown, conexao: ConexaoMcp): string | undefined;
   /**

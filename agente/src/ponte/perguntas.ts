@@ -71,17 +71,22 @@ function problemaNaResposta(chave: string, questao: Questao, resposta: unknown):
 /** Every pending question answered, and nothing else: each answer checked before anything is sent. */
 function conferir(perguntas: Pausa['perguntas'], respostas: Record<string, unknown>): { respostas: Respostas } | Ilegivel {
   const problemas: string[] = [];
-  for (const chave of Object.keys(respostas)) if (!(chave in perguntas)) problemas.push(`nao ha pergunta "${chave}" pendente.`);
+  // Own keys only: "constructor" or "toString" are no question of the server's.
+  for (const chave of Object.keys(respostas)) if (!Object.hasOwn(perguntas, chave)) problemas.push(`nao ha pergunta "${chave}" pendente.`);
   for (const [chave, questao] of Object.entries(perguntas)) {
-    if (!(chave in respostas)) problemas.push(`falta a resposta a "${chave}".`);
+    if (!Object.hasOwn(respostas, chave)) problemas.push(`falta a resposta a "${chave}".`);
     else {
       const problema = problemaNaResposta(chave, questao, respostas[chave]);
       if (problema) problemas.push(problema);
     }
   }
   if (problemas.length > 0) return { erro: `Resposta recusada: ${problemas.join(' ')}` };
-  // Each entry checked above as an elicitation's answer: the only kind of question this agent relays.
-  return { respostas: respostas as Respostas };
+  // Rebuilt from what was checked: nothing else the client wrote reaches the server.
+  const relayadas = Object.entries(respostas).map(([chave, resposta]) => {
+    const { action, content } = objeto(resposta) ?? {};
+    return [chave, { action, ...(action === 'accept' && content !== undefined ? { content } : {}) }];
+  });
+  return { respostas: Object.fromEntries(relayadas) as Respostas };
 }
 
 /** The client's answer to a paused Task, as MCP's inputResponses, or why it cannot be sent. */

@@ -25,7 +25,8 @@ import {
   type ElicitResult,
   type InputRequiredResult,
 } from '@modelcontextprotocol/client';
-import type { ConexaoMcp, OpcoesDaChamada, ResultadoDaFerramenta } from '../mcp/conexao.js';
+import { objeto } from 'compartilhado/log';
+import type { ConexaoMcp, OpcoesDaChamada } from '../mcp/conexao.js';
 import { pedeUrl } from './perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from './perfil.js';
 import { traceparentFilho, type Trace } from './trace.js';
@@ -110,7 +111,7 @@ interface Rodada {
 
 /** What a client's cancel tells a call cut short: the server was told, and what it did stays done. */
 export const MENSAGEM_DE_CANCELADA =
-  'Task cancelada a pedido do cliente: o servidor MCP foi avisado (notifications/cancelled); o que a ferramenta ja tinha feito fica feito.';
+  'Task cancelada a pedido do cliente: a chamada foi interrompida e o servidor MCP, avisado; o que a ferramenta ja tinha feito fica feito.';
 
 export class Ponte {
   /** Calls running in this process that a cancel may cut short, by Task. */
@@ -152,9 +153,9 @@ export class Ponte {
   /**
    * A client's cancel: a call running here is aborted (the SDK tells the
    * server with notifications/cancelled) and a session's question waiting
-   * here is answered `cancel`. A booking of the room profile, or any call
-   * whose replay is keyed, is never cut short: its effect would outlive a
-   * CANCELED Task. True when a running call was told to stop.
+   * here is given up. Only a call the profile calls cancelable is cut short
+   * (never a room booking, whose effect would outlive a CANCELED Task).
+   * True when a running call was told to stop.
    */
   cancelar(taskId: string): boolean {
     this.vivas.cancelar(taskId);
@@ -188,6 +189,9 @@ export class Ponte {
       const { dados } = this.perfil.apresentar(pausa.perguntas, erro);
       return { estado: 'pausada', mensagem: `${mensagem}\n${erro}`, dados, ...(pedeUrl(pausa.perguntas) ? { url: true } : {}) };
     };
+    // A replayed answer to a session's question: the call it went to is gone, and it may have acted on the answer.
+    if (pausa.sessao !== undefined && opcoes.repeticao)
+      return falhou(this.perfil.efeito(chamada) === 'nenhum' ? MENSAGEM_SESSAO_PERDIDA : mensagemDeInterrompida(chamada));
     const viva = pausa.sessao === undefined ? undefined : this.vivas.tomar(taskId, pausa.sessao);
     if (pausa.sessao !== undefined && !viva) return falhou(MENSAGEM_SESSAO_PERDIDA);
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
@@ -200,8 +204,10 @@ export class Ponte {
         const antes = await this.perfil.antes(chamada, traceparentFilho(trace));
         const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, antes };
         if (viva) {
+          // A session's questions reach the Task one at a time (ChamadaViva queues them), and only elicitations pause it.
           const [chave = ''] = Object.keys(pausa.perguntas);
-          // A session asks one question at a time, and only elicitations reach a pause.
+          viva.aoProgredir = comSinal.aoProgredir;
+          comSinal.sinal?.addEventListener('abort', () => viva.abandonar(), { once: true });
           viva.responder((respostas[chave] as ElicitResult | undefined) ?? { action: 'cancel' });
           return this.traduzir(rodada, { ...(await this.comEfeito(chamada, conexao, () => proximoDe(viva))), viva });
         }
@@ -234,14 +240,22 @@ export class Ponte {
       traceparent: traceparentFilho(rodada.origem.trace),
       ...extra,
       ...(chamada.meta ? { meta: chamada.meta } : {}),
-      ...(opcoes.aoProgredir ? { aoProgredir: opcoes.aoProgredir } : {}),
+      ...(opcoes.aoProgredir && this.perfil.progresso ? { aoProgredir: opcoes.aoProgredir } : {}),
       ...(opcoes.sinal ? { sinal: opcoes.sinal } : {}),
     };
     if (conexao.era() === 'sessao') {
-      const viva = new ChamadaViva((aoPerguntar) => conexao.chamar(chamada.ferramenta, chamada.argumentos, { ...daChamada, aoPerguntar }));
+      const viva = new ChamadaViva((aoPerguntar, sinal, aoProgredir) =>
+        conexao.chamar(chamada.ferramenta, chamada.argumentos, {
+          ...daChamada,
+          aoPerguntar,
+          sinal: opcoes.sinal ? AbortSignal.any([opcoes.sinal, sinal]) : sinal,
+          aoProgredir,
+        }),
+      );
+      viva.aoProgredir = opcoes.aoProgredir;
       return { ...(await proximoDe(viva)), viva };
     }
-    return ouvidoDe(conexao.chamar(chamada.ferramenta, chamada.argumentos, daChamada));
+    return ouvidoDe(conexao.chamar(chamada.ferramenta, chamada.argumentos, daChamada).then((resultado) => ({ resultado })));
   }
 
   /** Steps 4 and 6: what the call did, as the Task's next state. */
@@ -312,7 +326,7 @@ export class Ponte {
     conversa: (opcoes: OpcoesDoPasso) => Promise<Desfecho>,
     antes?: (erro: unknown) => Desfecho | undefined,
   ): Promise<Desfecho> {
-    const cancelavel = this.perfil.efeito(chamada) === 'repetivel' ? undefined : new AbortController();
+    const cancelavel = this.perfil.cancelavel(chamada) ? new AbortController() : undefined;
     if (cancelavel) this.emCurso.set(taskId, cancelavel);
     try {
       return await conversa(cancelavel ? { ...opcoes, sinal: cancelavel.signal } : opcoes);
@@ -354,6 +368,8 @@ function questoesDe(resultado: InputRequiredResult): Record<string, Questao> {
   for (const [chave, pedido] of Object.entries(resultado.inputRequests ?? {})) {
     if (pedido.method !== 'elicitation/create')
       throw new Recusa(`O servidor MCP pediu ${pedido.method}, que este agente nao oferece (nao declara sampling nem roots).`);
+    // The SDK hands input_required over unchecked: a question is kept only if every agent can read it back and show it.
+    if (!legivel(pedido.params)) throw new Recusa(`O servidor MCP fez uma pergunta fora do formato do MCP ("${chave}").`);
     questoes[chave] = pedido.params;
   }
   if (Object.keys(questoes).length === 0 || resultado.requestState === undefined)
@@ -361,27 +377,27 @@ function questoesDe(resultado: InputRequiredResult): Record<string, Questao> {
   return questoes;
 }
 
-/** A call's outcome as what the bridge heard: a URL the server needs visited first (-32042) is a question too. */
-async function ouvidoDe(resultado: Promise<ResultadoDaFerramenta>): Promise<Ouvido> {
+/** A question with what showing and answering it needs: its message, and a schema (form) or a URL. */
+function legivel(questao: Questao): boolean {
+  const lida: Record<string, unknown> = { ...questao };
+  if (typeof lida.message !== 'string') return false;
+  return questao.mode === 'url' ? typeof lida.url === 'string' : objeto(lida.requestedSchema) !== undefined;
+}
+
+/** What the bridge heard of a call: a URL the server needs visited first (-32042) is a question too. */
+async function ouvidoDe(ouvir: Promise<Ouvido>): Promise<Ouvido> {
   try {
-    return { resultado: await resultado };
+    return await ouvir;
   } catch (erro) {
     if (erro instanceof UrlElicitationRequiredError) return { urls: erro.elicitations };
     throw erro;
   }
 }
 
-async function proximoDe(viva: ChamadaViva): Promise<Ouvido> {
-  try {
-    return await viva.proximo();
-  } catch (erro) {
-    if (erro instanceof UrlElicitationRequiredError) return { urls: erro.elicitations };
-    throw erro;
-  }
-}
+const proximoDe = (viva: ChamadaViva) => ouvidoDe(viva.proximo());
 
 const mensagemSemServidor = (chamada: Chamada) =>
-  `O servidor MCP ${chamada.servidor ?? ''} nao esta configurado (AGENTE_MCP_CONFIG): a Task nao pode seguir.`;
+  `O servidor MCP ${chamada.servidor ?? '(sem nome)'} nao esta configurado (AGENTE_MCP_CONFIG): a Task nao pode seguir.`;
 
 const mensagemDeInterrompida = (chamada: Chamada) =>
   `A chamada de ${chamada.skill} foi interrompida (o agente que a fazia parou) e o desfecho e desconhecido: a ferramenta nao se declara segura de repetir, entao o agente nao a repete. Confira no servidor antes de pedir de novo.`;

@@ -4,10 +4,10 @@
  * its session and the question live in this process only. A paused Task
  * names the process (`sessao`); an answer that reaches another process,
  * or this one after a restart, finds nothing here and is told so. A call
- * left unanswered is cancelled after the pause's lifetime.
+ * left unanswered is given up after the pause's lifetime.
  */
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import type { ResultadoDaFerramenta } from '../mcp/conexao.js';
+import type { OpcoesDaChamada, ResultadoDaFerramenta } from '../mcp/conexao.js';
 import type { Questao } from './tipos.js';
 
 /** What the call did next: asked a question, or ended. */
@@ -17,45 +17,88 @@ export type Ouvido =
   /** -32042: URLs to visit before the call can run. */
   | { readonly urls: readonly Questao[] };
 
-/** One running call of a session, and the question it is waiting on. */
-export class ChamadaViva {
-  private proximoOuvido!: Promise<Ouvido>;
-  private avisar: (ouvido: Ouvido) => void = () => undefined;
-  private falhar: (erro: unknown) => void = () => undefined;
-  private responderAoServidor: ((resposta: ElicitResult) => void) | undefined;
+type Evento =
+  | { readonly questao: Questao; readonly responder: (resposta: ElicitResult) => void }
+  | { readonly resultado: ResultadoDaFerramenta }
+  | { readonly erro: unknown };
 
-  constructor(chamar: (aoPerguntar: (questao: Questao) => Promise<ElicitResult>) => Promise<ResultadoDaFerramenta>) {
-    this.esperar();
-    chamar((questao) => {
-      const resposta = new Promise<ElicitResult>((resolver) => (this.responderAoServidor = resolver));
-      this.avisar({ questao });
-      return resposta;
-    }).then(
-      (resultado) => this.avisar({ resultado }),
-      (erro: unknown) => this.falhar(erro),
+const CANCELAR: ElicitResult = { action: 'cancel' };
+
+type Progresso = NonNullable<OpcoesDaChamada['aoProgredir']>;
+
+/**
+ * One running call of a session. What it does is queued, never
+ * overwritten: two questions asked at once are asked one after the other,
+ * each answer reaches its own question, and a call that ends while its Task
+ * is paused keeps its outcome for the answer to find.
+ */
+export class ChamadaViva {
+  private readonly eventos: Evento[] = [];
+  private acordar: () => void = () => undefined;
+  /** The answer to the question handed out last, which the call is waiting on. */
+  private esperando: ((resposta: ElicitResult) => void) | undefined;
+  private abandonada = false;
+  private readonly desistir = new AbortController();
+  /** Where the call's progress goes now: the request being served changes with each answer. */
+  aoProgredir: Progresso | undefined;
+
+  constructor(
+    chamar: (
+      aoPerguntar: (questao: Questao) => Promise<ElicitResult>,
+      sinal: AbortSignal,
+      aoProgredir: Progresso,
+    ) => Promise<ResultadoDaFerramenta>,
+  ) {
+    const aoPerguntar = (questao: Questao) =>
+      new Promise<ElicitResult>((responder) => {
+        if (this.abandonada) responder(CANCELAR);
+        else this.empurrar({ questao, responder });
+      });
+    chamar(aoPerguntar, this.desistir.signal, (progresso) => this.aoProgredir?.(progresso)).then(
+      (resultado) => this.empurrar({ resultado }),
+      (erro: unknown) => this.empurrar({ erro }),
     );
   }
 
-  /** The call's next question, or its end. */
-  proximo(): Promise<Ouvido> {
-    return this.proximoOuvido;
+  /** The call's next question (now waiting for its answer), or its end. */
+  async proximo(): Promise<Ouvido> {
+    let evento = this.eventos.shift();
+    while (!evento) {
+      await new Promise<void>((acordar) => (this.acordar = acordar));
+      evento = this.eventos.shift();
+    }
+    if ('erro' in evento) throw evento.erro;
+    if ('resultado' in evento) return { resultado: evento.resultado };
+    this.esperando = evento.responder;
+    return { questao: evento.questao };
   }
 
-  /** The answer to the question the call is waiting on; what it does next comes from proximo(). */
+  /** The answer to the question handed out last; what the call does next comes from proximo(). */
   responder(resposta: ElicitResult): void {
-    const responder = this.responderAoServidor;
-    this.responderAoServidor = undefined;
-    this.esperar();
+    const responder = this.esperando;
+    this.esperando = undefined;
     responder?.(resposta);
   }
 
-  private esperar(): void {
-    this.proximoOuvido = new Promise<Ouvido>((resolver, rejeitar) => {
-      this.avisar = resolver;
-      this.falhar = rejeitar;
-    });
-    // Heard even when nobody reads it (a call cancelled while paused).
-    this.proximoOuvido.catch(() => undefined);
+  /**
+   * Gives the call up (its Task ended, was cancelled, or waited too long):
+   * every question, open or still to come, is answered cancel, and the
+   * call is aborted (the SDK tells the server). Nothing of it is read again.
+   */
+  abandonar(): void {
+    this.abandonada = true;
+    this.responder(CANCELAR);
+    for (const evento of this.eventos.splice(0)) if ('questao' in evento) evento.responder(CANCELAR);
+    this.desistir.abort();
+  }
+
+  private empurrar(evento: Evento): void {
+    if (this.abandonada && 'questao' in evento) {
+      evento.responder(CANCELAR);
+      return;
+    }
+    this.eventos.push(evento);
+    this.acordar();
   }
 }
 
@@ -65,17 +108,14 @@ export class ChamadasVivas {
   constructor(
     /** This process, as a paused Task names it. */
     readonly este: string,
-    /** How long a question waits for its answer (the pause's lifetime): then the call is cancelled. */
+    /** How long a question waits for its answer (the pause's lifetime): then the call is given up. */
     private readonly validadeMs: number,
   ) {}
 
   /** Keeps a call paused on a question, for the answer to find. */
   guardar(taskId: string, viva: ChamadaViva): void {
-    this.soltar(taskId);
-    const prazo = setTimeout(() => {
-      this.porTask.delete(taskId);
-      viva.responder({ action: 'cancel' });
-    }, this.validadeMs).unref();
+    this.cancelar(taskId);
+    const prazo = setTimeout(() => this.cancelar(taskId), this.validadeMs).unref();
     this.porTask.set(taskId, { viva, prazo });
   }
 
@@ -88,20 +128,17 @@ export class ChamadasVivas {
   tomar(taskId: string, sessao: string): ChamadaViva | undefined {
     if (!this.tem(taskId, sessao)) return undefined;
     const guardada = this.porTask.get(taskId);
-    this.soltar(taskId);
+    if (guardada) clearTimeout(guardada.prazo);
+    this.porTask.delete(taskId);
     return guardada?.viva;
   }
 
-  /** A Task ended while its call waited (cancelled, expired by the sweep): the call is told `cancel`. */
+  /** A Task ended while its call waited here (cancelled, expired): the call is given up. */
   cancelar(taskId: string): void {
     const guardada = this.porTask.get(taskId);
-    this.soltar(taskId);
-    guardada?.viva.responder({ action: 'cancel' });
-  }
-
-  private soltar(taskId: string): void {
-    const guardada = this.porTask.get(taskId);
-    if (guardada) clearTimeout(guardada.prazo);
+    if (!guardada) return;
+    clearTimeout(guardada.prazo);
     this.porTask.delete(taskId);
+    guardada.viva.abandonar();
   }
 }

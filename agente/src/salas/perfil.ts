@@ -21,6 +21,7 @@ import {
 import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
 import { credenciaisRecusadas, type ClienteMcp } from '../mcp/cliente.js';
+import { textoDe } from '../ponte/generico.js';
 import { apresentar, campoDeEscolha, inputRequests, linhaDeAlternativas, lerRespostas } from '../ponte/perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from '../ponte/perfil.js';
 import type { Chamada, Desfecho, Pausa } from '../ponte/tipos.js';
@@ -34,14 +35,6 @@ const FERRAMENTA_DA_SKILL = {
   [SKILLS.listar]: FERRAMENTAS.listar,
   [SKILLS.consultar]: FERRAMENTAS.consultar,
 } as const;
-
-function textoDe(resultado: CallToolResult): string {
-  const texto = resultado.content
-    .map((bloco) => (bloco.type === 'text' ? bloco.text : ''))
-    .filter(Boolean)
-    .join('\n');
-  return texto || 'A ferramenta falhou sem mensagem.';
-}
 
 /** reservar_sala's structuredContent, checked against the contract: the booking made, or why none was. */
 function lerReserva(conteudo: unknown, politica: string): ReservaFeita | { motivo: string } {
@@ -137,7 +130,7 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
       return politica;
     },
     concluir(chamada: Chamada, resultado, politica) {
-      if (resultado.isError) return { estado: 'falhou', mensagem: textoDe(resultado) };
+      if (resultado.isError) return { estado: 'falhou', mensagem: textoDe(resultado) || 'A ferramenta falhou sem mensagem.' };
       if (chamada.ferramenta === FERRAMENTAS.listar) return listadas(resultado);
       if (chamada.ferramenta === FERRAMENTAS.consultar) return consultada(chamada.argumentos as Consulta, resultado);
       return reservada(resultado, String(politica));
@@ -167,6 +160,9 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
     },
     // A booking carries its key, and a continuation is keyed by its state: replaying either books once. The rest only read.
     efeito: (chamada) => (chamada.ferramenta === FERRAMENTAS.reservar ? 'repetivel' : 'nenhum'),
+    // As in the course: a running call is never cut short (a booking would outlive a CANCELED Task), and no progress is asked.
+    cancelavel: () => false,
+    progresso: false,
     credenciaisRecusadas: (erro) => credenciaisRecusadas(erro, mcp.url),
     palavras: {
       efeito: 'a reserva pode ter sido feita',
