@@ -623,6 +623,21 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.equal(vivas.tem('t', 'este'), false, 'nothing left for a late answer to reach');
   });
 
+  it('answers reach the server as checked: own keys only, each rebuilt as its action and content', async () => {
+    const { conexao, ponte } = montarGenerico('moderna', [perguntou({ nome: NOME }, 's1'), disse('ola')]);
+    const pausada = await ponte.atender('t', chamar('perguntar'));
+    const herdada = await continuar(ponte, pausada, {
+      texto: '',
+      dados: { inputResponses: JSON.parse('{"constructor": {"action": "decline"}}') as unknown },
+    });
+    assert.ok(herdada.estado === 'pausada', 'a key the server never asked is refused, inherited names too');
+    assert.match(String(herdada.dados.erro), /nao ha pergunta "constructor" pendente/);
+    const resposta = { action: 'accept', content: { nome: 'Marty' }, extra: 'nao vai', _meta: { x: 1 } };
+    const fim = await continuar(ponte, pausada, { texto: '', dados: { inputResponses: { nome: resposta } } });
+    assert.equal(fim.estado, 'concluida', fim.mensagem);
+    assert.deepEqual(conexao.chamadas[1]?.opcoes.continuacao?.inputResponses, { nome: { action: 'accept', content: { nome: 'Marty' } } });
+  });
+
   it('a 2025 call that ends while its Task is paused keeps its outcome: the answer finds it, never a wait for ever', async () => {
     let terminar: (resultado: ResultadoDaFerramenta) => void = () => undefined;
     const { ponte } = montarGenerico('sessao', [
