@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SdkErrorCode, SdkHttpError, UnauthorizedError, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import type { ConexaoMcp } from '../src/mcp/conexao.js';
+import { MAXIMO_DE_COMPILADOS, problemaNoEsquema } from '../src/ponte/esquemas.js';
 import { concluirGenerico, efeitoDe, mensagemForaDoFormato, perfilGenerico, type Skills } from '../src/ponte/generico.js';
 import type { Chamada, Entrada } from '../src/ponte/tipos.js';
 
@@ -313,5 +314,57 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
   it('the profile concludes with the same mapping', () => {
     const resultado: CallToolResult = { content: [{ type: 'text', text: 'ok' }] };
     assert.deepEqual(perfil.concluir(ECO, resultado, undefined), concluirGenerico(ECO, resultado));
+  });
+});
+
+describe('problemaNoEsquema: each schema checked by itself, the validator bounded', () => {
+  const ARGS = 'https://exemplo.com/args.json';
+
+  it('two schemas with the same $id are each checked by its own, and a $ref reaches no other schema', () => {
+    const um = { $id: ARGS, type: 'object', required: ['a'] };
+    const dois = { $id: ARGS, type: 'object', required: ['b'] };
+    assert.equal(problemaNoEsquema(um, { a: 1 }), undefined);
+    assert.equal(problemaNoEsquema(dois, { b: 1 }), undefined);
+    assert.equal(problemaNoEsquema(dois, { a: 1 }), "data must have required property 'b'");
+    const alheio = { type: 'object', properties: { x: { $ref: ARGS } } };
+    assert.match(
+      problemaNoEsquema(alheio, { x: {} }) ?? '',
+      /^o esquema do servidor nao e um JSON Schema valido \(.*can't resolve reference/,
+    );
+  });
+
+  it('two schemas with the same nested $id are checked apart too (it is resolved within its own schema)', () => {
+    const comTipo = (type: string) => ({
+      type: 'object',
+      $defs: { valor: { $id: 'https://exemplo.com/valor.json', type } },
+      properties: { v: { $ref: 'https://exemplo.com/valor.json' } },
+    });
+    assert.equal(problemaNoEsquema(comTipo('string'), { v: 'a' }), undefined);
+    assert.equal(problemaNoEsquema(comTipo('number'), { v: 1 }), undefined);
+    assert.equal(problemaNoEsquema(comTipo('number'), { v: 'a' }), 'data/v must be number');
+  });
+
+  it('two tools of a profile sharing an $id: a valid call of the second is accepted', () => {
+    const dois = perfilGenerico(
+      skillsDe([
+        { name: 'um', inputSchema: { $id: ARGS, type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } },
+        { name: 'dois', inputSchema: { $id: ARGS, type: 'object', properties: { b: { type: 'string' } }, required: ['b'] } },
+      ]),
+    );
+    assert.deepEqual(dois.ler(dados({ name: 'um', arguments: { a: 'x' } }), 't'), chamada('um', { a: 'x' }));
+    assert.deepEqual(dois.ler(dados({ name: 'dois', arguments: { b: 'y' } }), 't'), chamada('dois', { b: 'y' }));
+  });
+
+  it('past its size it starts over, validator and all, and keeps checking what came before and after', () => {
+    const esquema = (indice: number) => ({
+      type: 'object',
+      properties: { [`c${String(indice)}`]: { const: indice } },
+      required: [`c${String(indice)}`],
+    });
+    const ultimo = 2 * MAXIMO_DE_COMPILADOS;
+    for (let indice = 0; indice <= ultimo; indice++)
+      assert.equal(problemaNoEsquema(esquema(indice), { [`c${String(indice)}`]: indice }), undefined);
+    assert.equal(problemaNoEsquema(esquema(0), { c0: 1 }), 'data/c0 must be equal to constant');
+    assert.equal(problemaNoEsquema(esquema(ultimo), {}), `data must have required property 'c${String(ultimo)}'`);
   });
 });

@@ -5,33 +5,65 @@
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
-const validador = new AjvJsonSchemaValidator();
-
-/** Compiled once per schema text: a tool's schema is read from the same object for every call. */
+/**
+ * Compiled once per schema text: a tool's schema is read from the same
+ * object for every call. Schemas come from servers, and one that changes
+ * them for ever must not grow this for ever: past the limit the Map starts
+ * over, and so does the validator, as its Ajv engines keep every schema
+ * they compiled (clearing the Map alone freed nothing: 20,000 distinct
+ * schemas kept over 100 MiB; now under 3 MiB).
+ */
+export const MAXIMO_DE_COMPILADOS = 512;
 const compilados = new Map<string, (valor: unknown) => string | undefined>();
-const MAXIMO_DE_COMPILADOS = 512;
+let validador = new AjvJsonSchemaValidator();
+
+/**
+ * The schema without its top-level `$id`. The SDK's validator looks a
+ * schema up by `$id` before compiling it, and Ajv registers that `$id` for
+ * every schema compiled after, so two tools (of one server or two)
+ * declaring the same `$id` would both be checked by the first one's schema,
+ * and one tool's `$ref` could reach another's. Without it, each schema is
+ * compiled as it is, alone. A nested `$id` is kept: Ajv resolves it only
+ * within the schema that declares it (two schemas with the same nested
+ * `$id` are checked apart, see generico.test.ts), and the `$ref`s inside
+ * the schema may name it. A `$ref` that names the schema's own top-level
+ * `$id` no longer resolves: the schema is then refused as unreadable.
+ */
+function semId(esquema: object): object {
+  const copia: Record<string, unknown> = { ...esquema };
+  delete copia.$id;
+  return copia;
+}
 
 /** Undefined when `valor` conforms, else the validator's message (every problem, one line). */
 export function problemaNoEsquema(esquema: object, valor: unknown): string | undefined {
   const chave = JSON.stringify(esquema);
   let validar = compilados.get(chave);
   if (!validar) {
-    let compilado: ReturnType<typeof validador.getValidator>;
-    try {
-      compilado = validador.getValidator(esquema);
-    } catch (erro) {
-      // The schema is the server's: one the validator cannot read refuses what it should check, with the reason.
-      return `o esquema do servidor nao e um JSON Schema valido (${erro instanceof Error ? erro.message : String(erro)})`;
+    if (compilados.size >= MAXIMO_DE_COMPILADOS) {
+      compilados.clear();
+      validador = new AjvJsonSchemaValidator();
     }
-    validar = (entrada) => {
-      const lido = compilado(entrada);
-      return lido.valid ? undefined : lido.errorMessage;
-    };
-    // Schemas come from servers: a server that changes them forever must not grow this forever.
-    if (compilados.size >= MAXIMO_DE_COMPILADOS) compilados.clear();
+    validar = compilar(esquema);
     compilados.set(chave, validar);
   }
   return validar(valor);
+}
+
+function compilar(esquema: object): (valor: unknown) => string | undefined {
+  let compilado: ReturnType<typeof validador.getValidator>;
+  try {
+    compilado = validador.getValidator(semId(esquema));
+  } catch (erro) {
+    // The schema is the server's: one the validator cannot read refuses what it should check, with the
+    // reason. Kept like any compiled schema, so it is tried once, not on every call.
+    const motivo = `o esquema do servidor nao e um JSON Schema valido (${erro instanceof Error ? erro.message : String(erro)})`;
+    return () => motivo;
+  }
+  return (entrada) => {
+    const lido = compilado(entrada);
+    return lido.valid ? undefined : lido.errorMessage;
+  };
 }
 
 /** A property's JSON Schema, as far as reading a text value needs it. */
