@@ -88,7 +88,7 @@ describe('the catalog of the configured servers', () => {
     });
     await assert.rejects(montar({ quebrado: { command: '/nao/existe', args: ['--x'] } }), {
       name: 'Error',
-      message: 'servidor MCP "quebrado" (/nao/existe --x) inacessivel: spawn /nao/existe ENOENT',
+      message: 'servidor MCP "quebrado" (stdio existe de quebrado) inacessivel: spawn /nao/existe ENOENT',
     });
   });
 });

@@ -105,6 +105,13 @@ describe('AGENTE_MCP_CONFIG, a bad file: one line naming the file and the server
     recusa(() => ler({ web: { url: '/mcp' } }), 'servidor "web": campo "url": esperado uma URL http(s) absoluta');
   });
 
+  it('refuses a URL with a user or password in it: credentials go in headers', () => {
+    const mensagem = 'servidor "web": campo "url": usuario ou senha na URL nao sao aceitos: ponha as credenciais em "headers"';
+    recusa(() => ler({ web: { url: 'https://app:segredo@mcp.exemplo.com/mcp' } }), mensagem);
+    recusa(() => ler({ web: { url: 'https://segredo@mcp.exemplo.com/mcp' } }), mensagem);
+    recusa(() => ler({ web: { url: 'https://:segredo@mcp.exemplo.com/mcp' } }), mensagem);
+  });
+
   it('refuses headers and env that cannot be sent, without their values', () => {
     recusa(
       () => ler({ web: { url: 'http://h', headers: { 'X Chave': 'segredo' } } }),

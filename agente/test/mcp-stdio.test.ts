@@ -1,7 +1,8 @@
 /**
  * 2025-era servers over stdio: the reference server-memory, and a small 1.x
  * SDK server written here (run with `node -e`) whose tools make the server
- * ask the agent things, change its tool list, or exit mid-call.
+ * ask the agent things, change its tool list, report progress until
+ * cancelled, or exit mid-call.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -12,10 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { setTimeout as esperar } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/client';
-import { isInputRequiredResult } from '@modelcontextprotocol/client';
+import { isInputRequiredResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { lerServidores } from '../src/mcp/configuracao.js';
 import type { ResultadoDaFerramenta } from '../src/mcp/conexao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
+import { ChamadaNaoEnviada } from '../src/mcp/naoEnviada.js';
+import { Relogio, TETO_EM_PRAZOS } from '../src/mcp/relogio.js';
+import { Sessao } from '../src/mcp/sessao.js';
 
 const MEMORY = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 const RAIZ = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,18 +49,32 @@ servidor.registerTool('mudar', {}, () => {
 });
 servidor.registerTool('ambiente', {}, () => texto(JSON.stringify({ cwd: process.cwd(), env: Object.keys(process.env).sort() })));
 servidor.registerTool('morrer', {}, () => process.exit(1));
+servidor.registerTool('progredir', {}, (extra) => new Promise((resolver) => {
+  let progresso = 0;
+  const vez = setInterval(() => extra.sendNotification({
+    method: 'notifications/progress',
+    params: { progressToken: extra._meta.progressToken, progress: ++progresso },
+  }), 20);
+  extra.signal.addEventListener('abort', () => { clearInterval(vez); resolver(texto('cancelada')); });
+}));
 await servidor.connect(new StdioServerTransport());
 `;
 
-function conexaoPara(entrada: Record<string, unknown>, prazoMs = 10_000) {
+function servidorDe(entrada: Record<string, unknown>) {
   const [servidor] = lerServidores(JSON.stringify({ mcpServers: entrada }), 'teste.json');
   if (!servidor) throw new Error('sem servidor');
-  const linhas: string[] = [];
-  return { conexao: new ConexaoGenerica(servidor, (linha) => linhas.push(linha), prazoMs), linhas };
+  return servidor;
 }
 
-const pedidos = (env: Record<string, string> = {}) =>
-  conexaoPara({ pedidos: { command: process.execPath, args: ['--input-type=module', '-e', SERVIDOR_1X], env, cwd: RAIZ } });
+function conexaoPara(entrada: Record<string, unknown>, prazoMs = 10_000) {
+  const linhas: string[] = [];
+  return { conexao: new ConexaoGenerica(servidorDe(entrada), (linha) => linhas.push(linha), prazoMs), linhas };
+}
+
+const PEDIDOS = (env: Record<string, string> = {}) => ({
+  pedidos: { command: process.execPath, args: ['--input-type=module', '-e', SERVIDOR_1X], env, cwd: RAIZ },
+});
+const pedidos = (env: Record<string, string> = {}, prazoMs?: number) => conexaoPara(PEDIDOS(env), prazoMs);
 
 const texto = (resultado: ResultadoDaFerramenta) =>
   isInputRequiredResult(resultado) ? '' : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
@@ -68,7 +86,7 @@ describe('a 2025-era server over stdio', () => {
     try {
       await conexao.conectar();
       assert.equal(conexao.era(), 'sessao');
-      assert.equal(conexao.onde, `${process.execPath} ${MEMORY}`);
+      assert.equal(conexao.onde, 'stdio node de memoria');
       const nomes = (await conexao.ferramentas(TRACEPARENT)).map(({ name }) => name);
       assert.deepEqual(nomes, [
         'create_entities',
@@ -191,6 +209,114 @@ describe('a 2025-era server over stdio', () => {
       assert.ok(linhas.some((linha) => linha.startsWith('mcp-> servidor=pedidos sessao=2 metodo=initialize')));
     } finally {
       await conexao.fechar();
+    }
+  });
+
+  it('a call whose turn never comes fails as not sent, after the deadline, while the call ahead waits for its answer', async () => {
+    // Long enough for the child to start within it (connecting waits as long): the turn's wait is this deadline.
+    const { conexao } = pedidos({}, 1_500);
+    try {
+      await conexao.conectar();
+      let perguntou = () => {};
+      const aPergunta = new Promise<void>((resolver) => (perguntou = resolver));
+      let responder = () => {};
+      const aResposta = new Promise<void>((resolver) => (responder = resolver));
+      const primeira = conexao.chamar(
+        'perguntar',
+        { quem: 'Marty' },
+        {
+          traceparent: TRACEPARENT,
+          aoPerguntar: async () => {
+            perguntou();
+            await aResposta;
+            return { action: 'accept', content: { nome: 'MARTY' } };
+          },
+        },
+      );
+      await Promise.race([aPergunta, primeira.then(() => assert.fail('Marty respondida sem perguntar'))]);
+      await assert.rejects(conexao.chamar('perguntar', { quem: 'Doc' }, { traceparent: TRACEPARENT }), (erro: unknown) => {
+        assert.ok(erro instanceof ChamadaNaoEnviada && erro instanceof SdkError);
+        assert.equal(erro.code, SdkErrorCode.RequestTimeout);
+        assert.equal(
+          erro.message,
+          'servidor MCP pedidos: a vez desta chamada nao chegou em 1500 ms (a anterior espera uma resposta); ela nao foi enviada',
+        );
+        return true;
+      });
+      responder();
+      assert.equal(texto(await primeira), 'Marty:accept:MARTY');
+    } finally {
+      await conexao.fechar();
+    }
+  });
+
+  it('a call on a closed session or connection fails as not sent, and nothing goes out', async () => {
+    const linhas: string[] = [];
+    const sessao = await Sessao.abrir({
+      servidor: servidorDe(PEDIDOS()),
+      numero: 1,
+      log: (linha) => linhas.push(linha),
+      prazoMs: 10_000,
+      aoFechar: () => undefined,
+    });
+    await sessao.fechar();
+    const relogio = new Relogio(10_000);
+    try {
+      await assert.rejects(sessao.chamar('perguntar', { quem: 'Biff' }, { traceparent: TRACEPARENT }, relogio), {
+        name: 'ChamadaNaoEnviada',
+        message: 'a conexao com pedidos (stdio node de pedidos) ja estava fechada: perguntar nao foi enviada',
+      });
+    } finally {
+      relogio.parar();
+    }
+    assert.ok(!linhas.some((linha) => linha.includes('metodo=tools/call')), linhas.join('\n'));
+
+    const { conexao } = pedidos();
+    await conexao.conectar();
+    await conexao.fechar();
+    await assert.rejects(conexao.chamar('perguntar', { quem: 'Biff' }, { traceparent: TRACEPARENT }), (erro: unknown) => {
+      assert.ok(erro instanceof ChamadaNaoEnviada);
+      assert.equal(erro.message, 'servidor MCP pedidos fechado');
+      return true;
+    });
+  });
+
+  it('a call that reports progress for ever is cancelled after three deadlines of running time, with the SDK timeout error', async () => {
+    const linhas: string[] = [];
+    // The session opens with a long deadline (the child takes its time to start); the call runs on a short one.
+    const sessao = await Sessao.abrir({
+      servidor: servidorDe(PEDIDOS()),
+      numero: 1,
+      log: (linha) => linhas.push(linha),
+      prazoMs: 10_000,
+      aoFechar: () => undefined,
+    });
+    const prazoMs = 150;
+    const relogio = new Relogio(prazoMs);
+    try {
+      const progressos: number[] = [];
+      const comeco = performance.now();
+      const chamada = sessao.chamar(
+        'progredir',
+        {},
+        { traceparent: TRACEPARENT, aoProgredir: ({ progress }) => progressos.push(progress) },
+        relogio,
+      );
+      await assert.rejects(chamada, (erro: unknown) => {
+        assert.ok(erro instanceof SdkError);
+        assert.equal(erro.code, SdkErrorCode.RequestTimeout);
+        assert.equal(erro.message, 'Maximum total timeout exceeded');
+        return true;
+      });
+      assert.ok(performance.now() - comeco >= TETO_EM_PRAZOS * prazoMs);
+      // Progress kept coming for longer than one deadline: only the cap stopped it.
+      assert.ok(progressos.length > prazoMs / 20, `${String(progressos.length)} progressos`);
+      assert.ok(
+        linhas.some((linha) => /^mcp-> servidor=pedidos sessao=1 metodo=tools\/call .*nome=progredir .*resultado=cancelada/.test(linha)),
+      );
+    } finally {
+      relogio.parar();
+      await sessao.fechar();
     }
   });
 });

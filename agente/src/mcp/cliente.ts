@@ -22,6 +22,7 @@ import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
 import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import { ondeDaUrl } from './descricao.js';
 import type { Log } from './registro.js';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
@@ -172,7 +173,7 @@ function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
 /** The MCP server refused the agent's credentials (MCP_TOKEN): what to say instead of "unavailable". */
 export function credenciaisRecusadas(erro: unknown, url: URL): string | undefined {
   if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
-  return `O servidor MCP em ${url.href} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
+  return `O servidor MCP em ${ondeDaUrl(url)} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
 }
 
 export class ClienteMcp implements ConexaoMcp {
@@ -190,7 +191,7 @@ export class ClienteMcp implements ConexaoMcp {
   ) {}
 
   get onde(): string {
-    return this.url.href;
+    return ondeDaUrl(this.url);
   }
 
   /** Pinned to 2026-07-28: questions always come back as input_required. */

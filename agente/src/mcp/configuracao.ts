@@ -61,7 +61,13 @@ const Stdio = z.strictObject({
 
 const Http = z.strictObject({
   type: z.enum(['http', 'streamable-http'], { error: 'esperado "http" ou "streamable-http" (SSE nao e suportado)' }).optional(),
-  url: z.url({ protocol: /^https?$/, error: 'esperado uma URL http(s) absoluta' }).transform((url) => new URL(url)),
+  url: z
+    .url({ protocol: /^https?$/, error: 'esperado uma URL http(s) absoluta' })
+    .transform((url) => new URL(url))
+    // Messages show a server's URL (mcp/descricao.ts), and fetch refuses one with userinfo, quoting it whole.
+    .refine((url) => url.username === '' && url.password === '', {
+      error: 'usuario ou senha na URL nao sao aceitos: ponha as credenciais em "headers"',
+    }),
   headers: z
     .record(
       z.string().regex(NOME_DE_CABECALHO, { error: 'nome de cabecalho invalido' }),

@@ -12,15 +12,20 @@
  *    call waiting for an answer keeps the turn until it is answered (or its
  *    Task gives up and aborts it).
  * A child that exits fails the call running on it (its outcome unknown);
- * the next request starts a new child.
+ * the next request starts a new child. A call that never went out (its
+ * turn never came, its session could not be opened or was already closed)
+ * fails with ChamadaNaoEnviada. Whatever leaves this class, thrown or
+ * logged, is first cleared of the server's URL secrets (descricao.ts).
  */
 import { SdkError, SdkErrorCode, type PriorDiscovery, type Tool } from '@modelcontextprotocol/client';
 import { campos } from 'compartilhado/log';
 import { ehHttp, type ServidorConfigurado } from './configuracao.js';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import { limparErro, ondeEsta, semSegredos } from './descricao.js';
+import { ChamadaNaoEnviada } from './naoEnviada.js';
 import type { Log } from './registro.js';
 import { Relogio } from './relogio.js';
-import { ondeEsta, Sessao } from './sessao.js';
+import { Sessao } from './sessao.js';
 
 /** Idle HTTP sessions kept for the next calls besides the long-lived one; past this, a session is closed as its call ends. */
 const OCIOSAS = 4;
@@ -54,15 +59,20 @@ export class ConexaoGenerica implements ConexaoMcp {
   private readonly ouvintes: ((ferramentas: Tool[]) => void)[] = [];
   private fechada = false;
   private abertas = 0;
+  private readonly limpar: (texto: string) => string;
+  /** The agent's log, each line cleared of the server's URL secrets (an SDK or undici message may quote the URL). */
+  private readonly log: Log;
 
   constructor(
     private readonly servidor: ServidorConfigurado,
-    private readonly log: Log,
+    log: Log,
     /** AGENTE_MCP_TIMEOUT_SECONDS: each request's wait; a tools/call's pauses while a question is open and starts over on progress. */
     private readonly prazoMs: number,
   ) {
     this.nome = servidor.nome;
     this.onde = ondeEsta(servidor);
+    this.limpar = semSegredos(servidor);
+    this.log = (linha) => log(this.limpar(linha));
   }
 
   era(): Era {
@@ -70,40 +80,56 @@ export class ConexaoGenerica implements ConexaoMcp {
     return this.veredito.kind === 'modern' ? 'moderna' : 'sessao';
   }
 
-  async conectar(): Promise<void> {
-    await this.sessaoPrincipal();
+  conectar(): Promise<void> {
+    return this.limpo(async () => {
+      await this.sessaoPrincipal();
+    });
   }
 
-  async ferramentas(traceparent: string): Promise<Tool[]> {
-    return (await this.sessaoPrincipal()).ferramentas(traceparent);
+  ferramentas(traceparent: string): Promise<Tool[]> {
+    return this.limpo(async () => (await this.sessaoPrincipal()).ferramentas(traceparent));
   }
 
-  async chamar(nome: string, argumentos: Record<string, unknown>, opcoes: OpcoesDaChamada): Promise<ResultadoDaFerramenta> {
-    const relogio = new Relogio(this.prazoMs, opcoes.sinal);
-    try {
-      const { sessao, soltar } = await this.vagaPara(relogio);
+  chamar(nome: string, argumentos: Record<string, unknown>, opcoes: OpcoesDaChamada): Promise<ResultadoDaFerramenta> {
+    return this.limpo(async () => {
+      const relogio = new Relogio(this.prazoMs, opcoes.sinal);
       try {
-        return await sessao.chamar(nome, argumentos, opcoes, relogio);
+        const { sessao, soltar } = await this.vagaPara(relogio);
+        try {
+          return await sessao.chamar(nome, argumentos, opcoes, relogio);
+        } finally {
+          soltar();
+        }
       } finally {
-        soltar();
+        relogio.parar();
       }
-    } finally {
-      relogio.parar();
-    }
+    });
   }
 
   aoMudarFerramentas(ouvinte: (ferramentas: Tool[]) => void): void {
     this.ouvintes.push(ouvinte);
   }
 
-  async fechar(): Promise<void> {
-    this.fechada = true;
-    const principal = await this.principal?.catch(() => undefined);
-    await Promise.all([...(principal ? [principal] : []), ...this.extras].map((sessao) => sessao.fechar()));
+  fechar(): Promise<void> {
+    return this.limpo(async () => {
+      this.fechada = true;
+      const principal = await this.principal?.catch(() => undefined);
+      await Promise.all([...(principal ? [principal] : []), ...this.extras].map((sessao) => sessao.fechar()));
+    });
+  }
+
+  /** A public method's work: what it throws leaves without the server's URL secrets. */
+  private async limpo<T>(trabalho: () => Promise<T>): Promise<T> {
+    try {
+      return await trabalho();
+    } catch (erro) {
+      limparErro(erro, this.limpar);
+      throw erro;
+    }
   }
 
   private sessaoPrincipal(): Promise<Sessao> {
-    if (this.fechada) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, `servidor MCP ${this.nome} fechado`));
+    if (this.fechada) return Promise.reject(new ChamadaNaoEnviada(`servidor MCP ${this.nome} fechado`));
     if (this.principal) return this.principal;
     const reinicio = this.veredito !== undefined;
     const aberta = this.abrir(true);
@@ -189,9 +215,9 @@ export class ConexaoGenerica implements ConexaoMcp {
     } catch (erro) {
       passar();
       if (erro instanceof SdkError && erro.code === SdkErrorCode.RequestTimeout)
-        throw new SdkError(
-          SdkErrorCode.RequestTimeout,
+        throw new ChamadaNaoEnviada(
           `servidor MCP ${this.nome}: a vez desta chamada nao chegou em ${String(this.prazoMs)} ms (a anterior espera uma resposta); ela nao foi enviada`,
+          erro,
         );
       throw erro;
     }

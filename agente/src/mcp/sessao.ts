@@ -24,17 +24,13 @@ import { campos } from 'compartilhado/log';
 import { CLIENTE, CallToolResultOuPergunta } from './cliente.js';
 import { ehHttp, type ServidorConfigurado } from './configuracao.js';
 import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import { ondeEsta } from './descricao.js';
+import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { registrar, type Log } from './registro.js';
 import type { Relogio } from './relogio.js';
 
 /** The SDK's timer is left out of a tools/call (the call's Relogio decides); setTimeout's largest delay. */
 const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
-
-/** Where a server is, for messages: a URL without credentials or query (either may hold a token), or the command line. */
-export function ondeEsta(servidor: ServidorConfigurado): string {
-  if (ehHttp(servidor)) return `${servidor.url.origin}${servidor.url.pathname}`;
-  return [servidor.command, ...servidor.args].join(' ');
-}
 
 /**
  * The child's stderr, piped rather than inherited: each line goes to the
@@ -75,6 +71,7 @@ export interface Abertura {
   readonly servidor: ServidorConfigurado;
   /** This session's ordinal in its server, for the log (the HTTP session id is a credential of sorts: never logged). */
   readonly numero: number;
+  /** Already clear of the server's URL secrets (ConexaoGenerica's). */
   readonly log: Log;
   readonly prazoMs: number;
   /** The era another session of this server found: this one skips the probe. */
@@ -122,7 +119,10 @@ export class Sessao {
       await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
     } catch (erro) {
       await cliente.close().catch(() => undefined);
-      throw erro;
+      // No request of whoever needed this session went out. An HTTP refusal (4xx) already says so by its
+      // status, and a 401 is how the caller names the credentials: that one is kept as it is.
+      if (erro instanceof SdkHttpError && erro.status < 500) throw erro;
+      throw new ChamadaNaoEnviada(erro instanceof Error ? erro.message : String(erro), erro);
     }
     sondagem(sessao.era);
     if (cliente.autoOpenedSubscription) sessao.vigiarEscuta(cliente.autoOpenedSubscription);
@@ -143,7 +143,7 @@ export class Sessao {
     return this.aberta;
   }
 
-  /** tools/list, every page; `refresh` skips the SDK's cache (after a list change). */
+  /** tools/list, every page; `renovar` skips the SDK's cache (after a list change). */
   ferramentas(traceparent?: string, renovar = false): Promise<Tool[]> {
     return this.vigiado(async () => {
       const meta = traceparent === undefined ? {} : { _meta: { [TRACEPARENT_META_KEY]: traceparent } };
@@ -167,9 +167,14 @@ export class Sessao {
       ...opcoes.continuacao,
       _meta: { ...opcoes.meta, [TRACEPARENT_META_KEY]: opcoes.traceparent },
     };
-    // A 2026 session runs calls side by side: no question can arrive on it to be routed.
-    if (this.era === 'sessao') this.dona = { aoPerguntar: opcoes.aoPerguntar, relogio };
+    const { servidor } = this.abertura;
+    const naoEnviada = (causa?: unknown) =>
+      new ChamadaNaoEnviada(`a conexao com ${servidor.nome} (${ondeEsta(servidor)}) ja estava fechada: ${nome} nao foi enviada`, causa);
     return this.vigiado(async () => {
+      // The SDK hands the request to the transport in the same tick request() is called: a session open here is open then.
+      if (!this.usavel) throw naoEnviada();
+      // A 2026 session runs calls side by side: no question can arrive on it to be routed.
+      if (this.era === 'sessao') this.dona = { aoPerguntar: opcoes.aoPerguntar, relogio };
       try {
         return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
           allowInputRequired: true,
@@ -183,10 +188,12 @@ export class Sessao {
       } catch (erro) {
         // Cancelled by the caller: its own reason, not the SDK's wrapping of it as a timeout.
         opcoes.sinal?.throwIfAborted();
+        // The transport had no child left to write to (it stopped it after a garbled line, before the session heard it close).
+        if (erro instanceof SdkError && erro.code === SdkErrorCode.NotConnected) throw naoEnviada(erro);
         if (!this.aberta)
           throw new SdkError(
             SdkErrorCode.ConnectionClosed,
-            `a conexao com ${this.abertura.servidor.nome} (${ondeEsta(this.abertura.servidor)}) caiu durante ${nome}: o desfecho da chamada e desconhecido`,
+            `a conexao com ${servidor.nome} (${ondeEsta(servidor)}) caiu durante ${nome}: o desfecho da chamada e desconhecido`,
           );
         throw erro;
       } finally {

@@ -1,0 +1,20 @@
+/**
+ * A request the MCP connection knows never reached its server: its turn
+ * never came, the connection was already closed, or the session it needed
+ * could not be opened (the child not spawned, the server not reached).
+ * Nothing the server could do was done, so a failed call of this kind may
+ * be reported as failed, never as an outcome unknown.
+ *
+ * An SdkError, so a reader of SDK failures still takes it for the server
+ * being unavailable; its code is its cause's when the SDK gave one (a
+ * timeout stays a timeout), else NotConnected; the failure itself is its
+ * cause.
+ */
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+
+export class ChamadaNaoEnviada extends SdkError {
+  constructor(mensagem: string, causa?: unknown) {
+    super(causa instanceof SdkError ? causa.code : SdkErrorCode.NotConnected, mensagem, undefined, { cause: causa });
+    this.name = 'ChamadaNaoEnviada';
+  }
+}
