@@ -22,8 +22,8 @@ const fronteiras = [
   {
     target: agente('ponte'),
     from: 'agente/src/**',
-    except: [...fora('ponte'), '**/agente/src/mcp/conexao.ts'],
-    message: 'The core (ponte/) imports only ponte/ and the connection types of mcp/conexao.ts.',
+    except: [...fora('ponte'), '**/agente/src/mcp/conexao.ts', '**/agente/src/mcp/naoEnviada.ts'],
+    message: 'The core (ponte/) imports only ponte/ and what a connection says of a call: mcp/conexao.ts and mcp/naoEnviada.ts.',
   },
   { target: agente('ponte'), ...SO_MCP_E_ZOD, message: 'The core (ponte/) imports no package but the MCP client and zod.' },
   {

@@ -221,7 +221,7 @@ describe('In memory: an MCP server frozen past the agent timeout', () => {
       assert.match(mensagem(trabalhando), /^Sem desfecho do servidor MCP em .+: a reserva pode ter sido feita\./);
       const cancelada = await a2a(agente.url, 'CancelTask', { id });
       assert.equal(cancelada.corpo.error?.code, -32002, cancelada.texto);
-      assert.match(cancelada.corpo.error.message, /chamada em andamento no servidor MCP, que pode reservar/);
+      assert.match(cancelada.corpo.error.message, /chamada em andamento no servidor MCP, que pode ter efeito/);
       descongelar(mcp);
       const fim = await esperarEstado(agente, id, 'TASK_STATE_COMPLETED');
       assert.deepEqual(await reservasDaFusca(mcp, 8), [reservaDe(fim).reserva]);

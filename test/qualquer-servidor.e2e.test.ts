@@ -739,7 +739,7 @@ describe('CancelTask of a running call (server-everything trigger-long-running-o
     assert.equal(nomeDoEstado(cancelada), 'TASK_STATE_CANCELED', mensagemDe(cancelada));
     assert.equal(
       mensagemDe(cancelada),
-      'Task cancelada a pedido do cliente: o servidor MCP foi avisado (notifications/cancelled); o que a ferramenta ja tinha feito fica feito.',
+      'Task cancelada a pedido do cliente: a chamada foi interrompida e o servidor MCP, avisado; o que a ferramenta ja tinha feito fica feito.',
     );
     assert.ok(msCancel < 5_000, `CancelTask answered in ${msCancel.toFixed(0)} ms`);
 
@@ -784,11 +784,11 @@ describe('CancelTask of a Task paused on a session question (server-everything t
     // No step runs, so the SDK cancels the Task itself, with its own words (the agent adds none).
     assert.equal(mensagemDe(cancelada), 'Task cancellation requested by user.');
 
-    // The server's question was answered cancel, and its tools/call then ended with the tool's own result.
+    // The server's question was answered cancel, and the call given up: its tools/call is cancelled (the SDK tells the server).
     await agente.esperarLinha(
       /^mcp<- servidor=everything sessao=\d+ metodo=elicitation\/create id=\d+ nome=- traceparent=- resultado=cancel /,
     );
-    const fim = await agente.esperarLinha(linhaDaChamada('trigger-elicitation-request', traceId, 'complete'));
+    const fim = await agente.esperarLinha(linhaDaChamada('trigger-elicitation-request', traceId, 'cancelada'));
     const lida = await cliente.getTask({ id: pausa.id, tenant: '' });
     assert.equal(nomeDoEstado(lida), 'TASK_STATE_CANCELED');
     assert.deepEqual(lida.artifacts, [], "the tool's late result is nobody's");

@@ -182,7 +182,7 @@ executarProcesso('agente', async () => {
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : config.mcpUrl.href}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : mcp.onde}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
   );
   if (!catalogo)
     mcp
@@ -190,7 +190,7 @@ executarProcesso('agente', async () => {
       .catch((erro: unknown) =>
         log(
           credenciaisRecusadas(erro, config.mcpUrl) ??
-            `MCP ainda indisponivel em ${config.mcpUrl.href} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
+            `MCP ainda indisponivel em ${mcp.onde} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
         ),
       );
   return { servidor, aoEncerrar: () => Promise.all([push.avisos.ocioso(), catalogo?.fechar()]).then(() => undefined) };

@@ -56,7 +56,7 @@ export interface Skill {
 export interface ConexaoMcp {
   /** The server's name in AGENTE_MCP_CONFIG (the room server's, without one). */
   readonly nome: string;
-  /** Where it is, for messages: its URL, or its command line. */
+  /** Where it is, for messages: its URL's origin and path, or its command's name (never arguments, query or credentials). */
   readonly onde: string;
   /** Known once connected. */
   era(): Era;

@@ -27,6 +27,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
 import type { ConexaoMcp, OpcoesDaChamada } from '../mcp/conexao.js';
+import { ChamadaNaoEnviada } from '../mcp/naoEnviada.js';
 import { pedeUrl } from './perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from './perfil.js';
 import { traceparentFilho, type Trace } from './trace.js';
@@ -62,13 +63,14 @@ function causas(erro: unknown): unknown[] {
 }
 
 /**
- * Whether a failed call may have had its effect. A refused connection, an
- * HTTP 4xx or a JSON-RPC refusal (invalid params, unknown method...) never
+ * Whether a failed call may have had its effect. A call the connection
+ * knows it never sent, a refused connection, an HTTP 4xx or a JSON-RPC refusal (invalid params, unknown method...) never
  * ran the tool. A timeout, a connection lost after sending, a 5xx, and an
  * internal error (-32603: the server's database answered an error, maybe
  * after a commit whose acknowledgement was lost): it may have.
  */
 function talvezFeita(erro: unknown): boolean {
+  if (erro instanceof ChamadaNaoEnviada) return false;
   if (erro instanceof ProtocolError) return erro.code === (ProtocolErrorCode.InternalError as number);
   if (erro instanceof SdkHttpError) return erro.status >= 500;
   return !causas(erro).some((causa) => {
