@@ -5,7 +5,6 @@
  * line, nor the log.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
@@ -16,21 +15,10 @@ import { lerServidores, type ServidorConfigurado } from '../src/mcp/configuracao
 import { limparErro, ondeEsta, semSegredos } from '../src/mcp/descricao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
 import { ChamadaNaoEnviada } from '../src/mcp/naoEnviada.js';
+import { portaLivre } from './apoio.js';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const BANCO = 'postgresql://app:SENHA@db/prod';
-
-/** A port nothing listens on: one the system handed out, then closed. */
-function portaFechada(): Promise<number> {
-  const servidor = createServer();
-  return new Promise((resolver, rejeitar) => {
-    servidor.once('error', rejeitar);
-    servidor.listen(0, '127.0.0.1', () => {
-      const endereco = servidor.address();
-      servidor.close(() => (typeof endereco === 'object' && endereco ? resolver(endereco.port) : rejeitar(new Error('sem porta'))));
-    });
-  });
-}
 
 const ler = (mcpServers: Record<string, unknown>) => lerServidores(JSON.stringify({ mcpServers }), 'teste.json');
 
@@ -82,7 +70,7 @@ describe('a server named without its credentials', () => {
   });
 
   it('HTTP: by origin and path; its query reaches no error and no log line', async () => {
-    const porta = await portaFechada();
+    const porta = await portaLivre();
     const [servidor] = ler({ web: { url: `http://127.0.0.1:${String(porta)}/mcp?token=abc` } });
     assert.ok(servidor);
     const onde = `http://127.0.0.1:${String(porta)}/mcp`;
@@ -114,7 +102,7 @@ describe('a server named without its credentials', () => {
   });
 
   it('a URL that fetch quotes whole in its error (userinfo, which the configuration refuses) leaves described, in the error and the log', async () => {
-    const porta = await portaFechada();
+    const porta = await portaLivre();
     const servidor = { nome: 'web', url: new URL(`http://app:SENHA@127.0.0.1:${String(porta)}/mcp?token=abc`), headers: {} };
     const { erro, inteiro, linhas } = await chamarEmVao(servidor);
     assert.equal(

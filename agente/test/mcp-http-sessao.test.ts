@@ -5,28 +5,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as esperar } from 'node:timers/promises';
 import { isInputRequiredResult } from '@modelcontextprotocol/client';
 import { lerServidores } from '../src/mcp/configuracao.js';
 import type { ResultadoDaFerramenta } from '../src/mcp/conexao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
+import { portaLivre } from './apoio.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-
-/** server-everything cannot be told to take any port and say which (PORT=0 prints 0): a free one is found first. */
-function portaLivre(): Promise<number> {
-  const servidor = createServer();
-  return new Promise((resolver, rejeitar) => {
-    servidor.once('error', rejeitar);
-    servidor.listen(0, '127.0.0.1', () => {
-      const endereco = servidor.address();
-      servidor.close(() => (typeof endereco === 'object' && endereco ? resolver(endereco.port) : rejeitar(new Error('sem porta'))));
-    });
-  });
-}
 
 interface Everything {
   readonly url: string;
