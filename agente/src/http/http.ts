@@ -14,6 +14,7 @@ import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
+import { envelopeInvalido, parametroInvalido } from './estrito.js';
 import { lerTraceparent } from '../ponte/trace.js';
 
 interface Registro {
@@ -230,7 +231,15 @@ function conferirValor(valor: unknown, chave: string): string | undefined {
 /** A parsed body checked for what the SDK and the database cannot take, answered as InvalidParams (the URL was checked first, in registrarRequisicoes). */
 export function pedidoAceitavel(binding: Binding): RequestHandler {
   return (req, res, next) => {
-    const problema = problemaNoJson(req.body, conferirValor);
+    if (binding === 'jsonrpc') {
+      const envelope = envelopeInvalido(req.body);
+      if (envelope) {
+        res.status(400).json(erroJsonRpc(envelope.id, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${envelope.motivo}`));
+        return;
+      }
+    }
+    const params = binding === 'jsonrpc' ? (objeto(objeto(req.body)?.params) ?? {}) : (req.query as Record<string, unknown>);
+    const problema = problemaNoJson(req.body, conferirValor) ?? parametroInvalido(params);
     if (problema === undefined) next();
     else responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${problema}`, binding, req.body);
   };
