@@ -74,10 +74,19 @@ before(async () => {
   postgres = await iniciarPostgres();
 });
 after(async () => {
-  for (const db of abertos) await db.destroy();
+  // Every store closed before the cluster stops, even if one fails to: an open pool would hear the stop as an error.
+  const fechados = await Promise.allSettled(abertos.map((db) => db.destroy()));
   await postgres.parar();
   rmSync(pasta, { recursive: true, force: true });
+  for (const fechado of fechados) if (fechado.status === 'rejected') throw fechado.reason;
 });
+
+/** A pool of the test's own: its idle clients lost when the cluster stops after the tests are no failure of any test. */
+function poolDeTeste(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', () => undefined);
+  return pool;
+}
 
 type Motor = 'sqlite' | 'postgres';
 
@@ -87,7 +96,7 @@ async function bancoNovo<T>(motor: Motor, prefixo: string): Promise<Kysely<T>> {
     motor === 'sqlite'
       ? new SqliteDialect({ database: new Sqlite(':memory:') })
       : new PostgresDialect({
-          pool: new pg.Pool({ connectionString: await postgres.novoBanco(`${prefixo}_${randomUUID().replaceAll('-', '')}`) }),
+          pool: poolDeTeste({ connectionString: await postgres.novoBanco(`${prefixo}_${randomUUID().replaceAll('-', '')}`) }),
         });
   const db = new Kysely<T>({ dialect });
   abertos.push(db);
@@ -1077,7 +1086,7 @@ async function bancoNomeado(motor: Motor): Promise<{ banco: string; db: Kysely<T
   const dialect: Dialect =
     motor === 'sqlite'
       ? new SqliteDialect({ database: new Sqlite(banco) })
-      : new PostgresDialect({ pool: new pg.Pool({ connectionString: banco }) });
+      : new PostgresDialect({ pool: poolDeTeste({ connectionString: banco }) });
   const db = new Kysely<TabelaDePausas>({ dialect });
   abertos.push(db);
   return { banco, db };
@@ -1129,7 +1138,7 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
     const url = await postgres.novoBanco(`juntos_${randomUUID().replaceAll('-', '')}`);
     const agentes = Array.from(
       { length: 4 },
-      () => new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) }),
+      () => new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: poolDeTeste({ connectionString: url, max: 2 }) }) }),
     );
     abertos.push(...agentes);
     await Promise.all(agentes.map(migrarPausas));
