@@ -435,7 +435,7 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
     // No writer of ours claims a pause without its answer; another agent's version might.
     await base.reivindicar('sem-resposta', { por: 'outro', ate: 1_000_000 }, 1_000_000);
     avancar(1);
-    const reapresentadas: Pausa[] = [];
+    const reapresentadas: Pick<Pausa, 'perguntas'>[] = [];
     const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'> = {
       atender: () => Promise.reject(new Error('nada a repetir')),
       responder: () => Promise.reject(new Error('nada a responder')),

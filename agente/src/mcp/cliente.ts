@@ -20,10 +20,10 @@ import {
 import { Readable } from 'node:stream';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
-import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
+import { campos, camposDoPedidoMcp } from 'compartilhado/log';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeDaUrl } from './descricao.js';
-import type { Log } from './registro.js';
+import { desfechoDoResultado, type Log } from './registro.js';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
 
@@ -96,13 +96,6 @@ function terminar(log: Log, chamada: Chamada, resultado: string): void {
 
 /** An exchange whose outcome nobody told: its transport failure, or `-`. */
 const semDesfecho = (troca: Troca) => (troca.falha === undefined ? '-' : `falha ${troca.falha}`);
-
-/** A result the SDK handed back: its resultType, complete when it names none (a list, a read, the connect), and isError. */
-function desfechoDoResultado(valor: unknown): string {
-  const resultado = objeto(valor);
-  const tipo = typeof resultado?.resultType === 'string' ? resultado.resultType : 'complete';
-  return resultado?.isError === true ? `${tipo} isError` : tipo;
-}
 
 /**
  * What the SDK threw: the transport's failure, the server's JSON-RPC error

@@ -25,13 +25,22 @@ interface Pedido {
   readonly campos: Record<string, unknown>;
 }
 
-/** An answer's outcome: the error code, or the result's resultType (complete for a 2025 result), or an elicitation's action. */
-function desfecho(mensagem: JSONRPCMessage): string {
-  if (isJSONRPCErrorResponse(mensagem)) return `erro ${String(mensagem.error.code)}`;
-  const resultado = isJSONRPCResultResponse(mensagem) ? objeto(mensagem.result) : undefined;
-  const tipo = [resultado?.action, resultado?.resultType].find((valor) => typeof valor === 'string') ?? 'complete';
+/**
+ * A result's outcome as a line says it: an elicitation's action, or its
+ * resultType (complete when it names none: a 2025 result, a list, a read),
+ * and isError.
+ */
+export function desfechoDoResultado(valor: unknown): string {
+  const resultado = objeto(valor);
+  const tipo = [resultado?.action, resultado?.resultType].find((campo) => typeof campo === 'string') ?? 'complete';
   return `${tipo}${resultado?.isError === true ? ' isError' : ''}`;
 }
+
+/** An answer's outcome: the error code, or the result's. */
+const desfecho = (mensagem: JSONRPCMessage): string =>
+  isJSONRPCErrorResponse(mensagem)
+    ? `erro ${String(mensagem.error.code)}`
+    : desfechoDoResultado(isJSONRPCResultResponse(mensagem) ? mensagem.result : undefined);
 
 const resposta = (mensagem: JSONRPCMessage) => isJSONRPCResultResponse(mensagem) || isJSONRPCErrorResponse(mensagem);
 

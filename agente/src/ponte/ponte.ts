@@ -95,6 +95,8 @@ const chamadaDa = (pausa: Pausa): Chamada => ({
   argumentos: pausa.argumentos,
 });
 
+type Pausada = Extract<Desfecho, { estado: 'pausada' }>;
+
 /** What a step runs with besides its request: a replay is told so; progress and cancellation reach the call. */
 export interface OpcoesDoPasso {
   readonly repeticao?: boolean;
@@ -149,7 +151,7 @@ export class Ponte {
     if (pausa.sessao !== undefined && !this.vivas.tem(taskId, pausa.sessao)) return falhou(MENSAGEM_SESSAO_PERDIDA);
     const lidas = this.perfil.lerRespostas(pausa, entrada);
     if (!('erro' in lidas)) return lidas;
-    return { ...this.reapresentar(pausa), ...this.perfil.apresentar(pausa.perguntas, lidas.erro) };
+    return this.reapresentar(pausa, lidas.erro);
   }
 
   /**
@@ -166,9 +168,13 @@ export class Ponte {
     return emCurso !== undefined;
   }
 
-  /** The same question again, answerable as it was (a claimed pause with no answer to replay). */
-  reapresentar(pausa: Pausa): Desfecho {
-    return { estado: 'pausada', ...this.perfil.apresentar(pausa.perguntas), ...(pedeUrl(pausa.perguntas) ? { url: true } : {}) };
+  /**
+   * The pause the client sees for these questions: the same question again
+   * (an answer refused with `erro`, or a claimed pause with no answer to
+   * replay), or a new one, as the profile shows it.
+   */
+  reapresentar(pausa: Pick<Pausa, 'perguntas'>, erro?: string): Pausada {
+    return { estado: 'pausada', ...this.perfil.apresentar(pausa.perguntas, erro), ...(pedeUrl(pausa.perguntas) ? { url: true } : {}) };
   }
 
   /**
@@ -187,9 +193,7 @@ export class Ponte {
     // The same question, with why the answer was not relayed on a line of its own.
     const mesma = (motivo: string): Desfecho => {
       const erro = `${motivo} ${this.perfil.palavras.nadaFeito}: envie a resposta de novo.`;
-      const { mensagem } = this.perfil.apresentar(pausa.perguntas);
-      const { dados } = this.perfil.apresentar(pausa.perguntas, erro);
-      return { estado: 'pausada', mensagem: `${mensagem}\n${erro}`, dados, ...(pedeUrl(pausa.perguntas) ? { url: true } : {}) };
+      return { ...this.reapresentar(pausa, erro), mensagem: `${this.perfil.apresentar(pausa.perguntas).mensagem}\n${erro}` };
     };
     // A replayed answer to a session's question: the call it went to is gone, and it may have acted on the answer.
     if (pausa.sessao !== undefined && opcoes.repeticao)
@@ -298,7 +302,7 @@ export class Ponte {
       rodada: rodada.rodada,
       ...origem,
     };
-    return { estado: 'pausada', ...this.perfil.apresentar(perguntas), pergunta, ...(pedeUrl(perguntas) ? { url: true } : {}) };
+    return { ...this.reapresentar({ perguntas }), pergunta };
   }
 
   /** A call that may change something: a failure that may have done it becomes SemDesfecho, never a failed Task. */
