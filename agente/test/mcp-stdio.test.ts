@@ -79,6 +79,19 @@ const pedidos = (env: Record<string, string> = {}, prazoMs?: number) => conexaoP
 const texto = (resultado: ResultadoDaFerramenta) =>
   isInputRequiredResult(resultado) ? '' : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
 
+/** One session to the pedidos stdio server, opened with a long deadline, and the log lines it writes. */
+async function sessaoDePedidos(): Promise<{ sessao: Sessao; linhas: string[] }> {
+  const linhas: string[] = [];
+  const sessao = await Sessao.abrir({
+    servidor: servidorDe(PEDIDOS()),
+    numero: 1,
+    log: (linha) => linhas.push(linha),
+    prazoMs: 10_000,
+    aoFechar: () => undefined,
+  });
+  return { sessao, linhas };
+}
+
 describe('a 2025-era server over stdio', () => {
   it('server-memory: entities created, then the graph read back, kept in its MEMORY_FILE_PATH', async () => {
     const arquivo = join(mkdtempSync(join(tmpdir(), 'mcp-memoria-')), 'memoria.jsonl');
@@ -251,14 +264,7 @@ describe('a 2025-era server over stdio', () => {
   });
 
   it('a call on a closed session or connection fails as not sent, and nothing goes out', async () => {
-    const linhas: string[] = [];
-    const sessao = await Sessao.abrir({
-      servidor: servidorDe(PEDIDOS()),
-      numero: 1,
-      log: (linha) => linhas.push(linha),
-      prazoMs: 10_000,
-      aoFechar: () => undefined,
-    });
+    const { sessao, linhas } = await sessaoDePedidos();
     await sessao.fechar();
     const relogio = new Relogio(10_000);
     try {
@@ -282,15 +288,8 @@ describe('a 2025-era server over stdio', () => {
   });
 
   it('a call that reports progress for ever is cancelled after three deadlines of running time, with the SDK timeout error', async () => {
-    const linhas: string[] = [];
     // The session opens with a long deadline (the child takes its time to start); the call runs on a short one.
-    const sessao = await Sessao.abrir({
-      servidor: servidorDe(PEDIDOS()),
-      numero: 1,
-      log: (linha) => linhas.push(linha),
-      prazoMs: 10_000,
-      aoFechar: () => undefined,
-    });
+    const { sessao, linhas } = await sessaoDePedidos();
     const prazoMs = 150;
     const relogio = new Relogio(prazoMs);
     try {
