@@ -97,7 +97,7 @@ describe('Atendimento', () => {
     assert.equal((await tarefas.load(taskId, contexto()))?.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
-  it('refuses, before anything runs, a webhook on a host not allowed and names too long for the database', async () => {
+  it('refuses, before anything runs, a message missing what A2A requires, a webhook on a host not allowed and names too long for the database', async () => {
     const { atendimento, tarefas } = montar();
     const webhook = (url: string, id = '') => ({ configuration: { taskPushNotificationConfig: { url, id } } });
     const casos: [SendMessageRequest, ServerCallContext, RegExp][] = [
@@ -106,7 +106,25 @@ describe('Atendimento', () => {
         contexto(),
         /^Webhook recusado: o host "10\.0\.0\.1" na porta 80 nao esta em AGENTE_PUSH_HOSTS$/,
       ],
-      [pedido(webhook('http://127.0.0.1/x', 'i'.repeat(37))), contexto(), /^O id do webhook tem mais de 36 caracteres\.$/],
+      [pedido(webhook('http://127.0.0.1/x', 'i'.repeat(256))), contexto(), /^O id do webhook tem mais de 255 caracteres\.$/],
+      [pedido({ message: { messageId: 'm', parts: [{ text: 'x' }] } }), contexto(), /^message\.role deve ser ROLE_USER ou ROLE_AGENT\.$/],
+      [
+        pedido({ message: { messageId: 'm', role: 'ROLE_UNSPECIFIED', parts: [{ text: 'x' }] } }),
+        contexto(),
+        /^message\.role deve ser ROLE_USER ou ROLE_AGENT\.$/,
+      ],
+      [
+        pedido({ message: { messageId: 'm', role: 'user', parts: [{ text: 'x' }] } }),
+        contexto(),
+        /^message\.role deve ser ROLE_USER ou ROLE_AGENT\.$/,
+      ],
+      [pedido({ message: { messageId: 'm', role: 'ROLE_USER', parts: [] } }), contexto(), /^message\.parts deve ter ao menos uma parte/],
+      [pedido({ message: { messageId: 'm', role: 'ROLE_USER' } }), contexto(), /^message\.parts deve ter ao menos uma parte/],
+      [
+        pedido({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }, { metadata: {} }] } }),
+        contexto(),
+        /^message\.parts\[1\] nao traz conteudo/,
+      ],
       [
         SendMessageRequest.fromJSON({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], contextId: 'c'.repeat(37) } }),
         contexto(),

@@ -24,7 +24,7 @@ import type {
 } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
-import { TaskState } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
 import { avisoDeEstado } from '../push/avisos.js';
 import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
 import type { TarefasDaPonte } from '../armazenamento/gravacao.js';
@@ -143,6 +143,8 @@ export class Atendimento extends DefaultRequestHandler {
   }
 
   private async conferirPedido(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    const incompleta = params.message && mensagemIncompleta(params.message);
+    if (incompleta) throw new RequestMalformedError(incompleta);
     const contextId = params.message?.contextId ?? '';
     if (contextId.length > LIMITES.contextId) {
       throw new RequestMalformedError(`contextId com mais de ${String(LIMITES.contextId)} caracteres.`);
@@ -158,6 +160,21 @@ export class Atendimento extends DefaultRequestHandler {
     // A new Task has no webhook yet; a continuation adds one to those its Task has.
     if (webhook) await conferirWebhook(params.message?.taskId ?? '', webhook, context, this.push);
   }
+}
+
+/**
+ * What a message lacks of what A2A requires of it (§5.7: a message missing
+ * a required field SHOULD be refused, and a required array has at least one
+ * item). The SDK reads a missing role as ROLE_UNSPECIFIED and a part
+ * without content as an empty one, and would make a Task of either; every
+ * binding reaches this check, so each refuses alike, before any Task exists.
+ */
+function mensagemIncompleta(mensagem: Message): string | undefined {
+  if (mensagem.role !== Role.ROLE_USER && mensagem.role !== Role.ROLE_AGENT) return 'message.role deve ser ROLE_USER ou ROLE_AGENT.';
+  if (mensagem.parts.length === 0) return 'message.parts deve ter ao menos uma parte (text, data, url ou raw).';
+  const vazia = mensagem.parts.findIndex((parte) => parte.content === undefined);
+  if (vazia >= 0) return `message.parts[${String(vazia)}] nao traz conteudo: cada parte leva text, data, url ou raw.`;
+  return undefined;
 }
 
 /**
