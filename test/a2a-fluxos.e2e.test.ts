@@ -234,7 +234,10 @@ describe('push configs on PostgreSQL (TASKS_DB), shared by two agents', () => {
     const cb = await clienteOficial(b.url, 'JSONRPC');
     await ca.sendMessage(texto(reservar('sala-garagem', '2027-05-10', 'Marty')));
     const pausa = comoTarefa(await ca.sendMessage(texto(reservar('sala-garagem', '2027-05-10', 'Biff'))));
-    const config = await ca.createTaskPushNotificationConfig(configDePush(pausa.id, gancho.url, 'no-banco'));
+    // Named as clients name their configs: longer than the SDK's 36-character column, which the agent's migration widens.
+    const nome = `test_create_push_config_${randomUUID()}`;
+    const config = await ca.createTaskPushNotificationConfig({ ...configDePush(pausa.id, gancho.url, 'no-banco'), id: nome });
+    assert.equal(config.id, nome);
 
     await cb.sendMessage(texto('escolha=sala-fusca', { taskId: pausa.id }));
     const chegadas = await gancho.ate(4);

@@ -41,6 +41,7 @@ import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from
 import type { Ponte } from '../src/ponte/ponte.js';
 import type { Desfecho, Pausa, Pedido, Pergunta } from '../src/ponte/tipos.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
+import { LIMITES_DO_WEBHOOK } from '../src/push/cadastro.js';
 import { perguntaDeSala } from './apoio.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
@@ -116,7 +117,7 @@ async function comTabelaDoSdk<T>(motor: Motor, prefixo: string, ddl: (texto: (ta
 
 async function noBanco(motor: Motor): Promise<Pausas> {
   const db = await bancoNovo<TabelaDePausas>(motor, 'pausas');
-  await migrarPausas(db);
+  await migrarPausas(db, motor);
   return new PausasNoBanco(db);
 }
 
@@ -251,7 +252,7 @@ describe('steps written by older agents', () => {
     /** A table with an old pause, unclaimed, and the same pause claimed with an old claim. */
     const comLinhasAntigas = async () => {
       const db = await bancoNovo<TabelaDePausas>(motor, 'antigas');
-      await migrarPausas(db);
+      await migrarPausas(db, motor);
       await db
         .insertInto('a2a_pausas')
         .values([
@@ -1016,6 +1017,8 @@ async function webhooksNoBanco(motor: Motor): Promise<PushNotificationStore> {
         task_id ${texto(36)} not null, config_id ${texto(36)} not null, config_data text, protocol_version varchar(255),
         primary key (tenant, owner, task_id, config_id))`,
   );
+  // As an agent opens it: the SDK's table, then our migrations (which widen config_id).
+  await migrarPausas(db as unknown as Kysely<TabelaDePausas>, motor);
   return new WebhooksNoBanco(new DatabasePushNotificationStore(db));
 }
 
@@ -1042,6 +1045,16 @@ for (const [nome, criar] of [
       ]);
       assert.deepEqual(await webhooks.load('t2', anonimo), [config('t2', 'a')]);
       assert.deepEqual(await webhooks.load('t3', anonimo), []);
+    });
+
+    it(`keeps a config id as long as the bound (${String(LIMITES_DO_WEBHOOK.id)} characters), as clients name their configs`, async () => {
+      const webhooks = await criar();
+      const longo = `test_create_push_config_${'x'.repeat(LIMITES_DO_WEBHOOK.id - 24)}`;
+      assert.equal(longo.length, LIMITES_DO_WEBHOOK.id);
+      await webhooks.save('t1', anonimo, config('t1', longo));
+      assert.deepEqual(porId(await webhooks.load('t1', anonimo)), [[longo, 'http://127.0.0.1/hook', `tok-${longo}`]]);
+      await webhooks.delete('t1', anonimo, longo);
+      assert.deepEqual(await webhooks.load('t1', anonimo), []);
     });
 
     it('names a config saved without an id', async () => {
@@ -1122,12 +1135,12 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
           depois,
           comReivindicacoes ? antes : antes.map((linha) => ({ ...linha, reivindicada_ate: null, reivindicacao: null })),
         );
-        assert.deepEqual(await migracoesAplicadas(db), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao']);
+        assert.deepEqual(await migracoesAplicadas(db), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo']);
         assert.deepEqual(await armazenamento.pausas.vencidas(100, 10), comReivindicacoes ? ['b'] : [], 'the claim columns are read');
-        await migrarPausas(db);
+        await migrarPausas(db, motor);
         assert.deepEqual(
           await migracoesAplicadas(db),
-          ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao'],
+          ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo'],
           'a later start applies nothing',
         );
       });
@@ -1141,10 +1154,10 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
       () => new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: poolDeTeste({ connectionString: url, max: 2 }) }) }),
     );
     abertos.push(...agentes);
-    await Promise.all(agentes.map(migrarPausas));
+    await Promise.all(agentes.map((agente) => migrarPausas(agente, 'postgres')));
     const [um] = agentes;
     assert.ok(um);
-    assert.deepEqual(await migracoesAplicadas(um), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao']);
+    assert.deepEqual(await migracoesAplicadas(um), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo']);
     assert.equal(await new PausasNoBanco(um).total(), 0);
   });
 });

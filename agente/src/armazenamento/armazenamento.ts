@@ -79,7 +79,7 @@ export async function abrirArmazenamento({
         .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
-    await migrarPausas(db);
+    await migrarPausas(db, 'postgres');
     return noSql(
       db,
       new ExclusaoNoPostgres(pool(20)),
@@ -91,7 +91,7 @@ export async function abrirArmazenamento({
   await migrarTabelasDoSdk(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
   const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
-  await migrarPausas(db);
+  await migrarPausas(db, 'sqlite');
   // A SQLite file serves one agent: turns are taken in this process only.
   return noSql(db, new ExclusaoLocal(), `SQLite (${banco})`, DatabaseTaskStore, DatabasePushNotificationStore);
 }

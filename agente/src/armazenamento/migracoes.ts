@@ -2,15 +2,16 @@
  * The database's schema, made or brought up to date when the agent opens
  * it, by kysely's Migrator: the SDK's tables (tasks, push_notification_configs)
  * by the SDK's own tool, which runs it over the migrations the SDK ships;
- * ours (a2a_pausas) here, over migrations written in this file, because the
+ * ours (a2a_pausas, and the webhook id's width) here, over migrations written in this file, because the
  * agent is bundled into one file and has no migration folder to read.
  * Loaded only by an agent with TASKS_DB, as kysely is.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import { LIMITES_DO_WEBHOOK } from '../push/cadastro.js';
 import type { TabelaDePausas } from './pausas.js';
 
 /**
@@ -60,7 +61,7 @@ const PAUSAS = 'a2a_pausas';
  * transaction (it has no transactional DDL there): an agent killed
  * half-way finds its work done the same way at the next start.
  */
-const MIGRACOES: Readonly<Record<string, Migration>> = {
+const migracoes = (motor: Motor): Readonly<Record<string, Migration>> => ({
   '0001_a2a_pausas': {
     async up(db) {
       await db.schema
@@ -82,7 +83,21 @@ const MIGRACOES: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex(`${PAUSAS}_reivindicada_ate`).ifNotExists().on(PAUSAS).column('reivindicada_ate').execute();
     },
   },
-};
+  // The SDK's table holds a webhook's id in 36 characters, a UUID's; A2A sets no
+  // length, and clients name their configs. PostgreSQL widens the column in place
+  // (no rewrite, same collation); SQLite never enforced the length.
+  '0003_push_config_id_longo': {
+    async up(db) {
+      const sdk = (await db.introspection.getTables()).some((tabela) => tabela.name === 'push_notification_configs');
+      if (motor !== 'postgres' || !sdk) return;
+      await sql`alter table push_notification_configs alter column config_id type ${sql.raw(`varchar(${String(LIMITES_DO_WEBHOOK.id)})`)} collate "C"`.execute(
+        db,
+      );
+    },
+  },
+});
+
+export type Motor = 'postgres' | 'sqlite';
 
 /**
  * Applies what the ledger (a2a_pausas_migracoes) lacks. On PostgreSQL
@@ -92,10 +107,10 @@ const MIGRACOES: Readonly<Record<string, Migration>> = {
  * the ledger full. On SQLite it takes no lock: a file serves one agent.
  * The lock table is the one the SDK's tool makes, so no other is added.
  */
-export async function migrarPausas(db: Kysely<TabelaDePausas>): Promise<void> {
+export async function migrarPausas(db: Kysely<TabelaDePausas>, motor: Motor): Promise<void> {
   const { error: erro, results: resultados } = await new Migrator({
     db,
-    provider: { getMigrations: () => Promise.resolve(MIGRACOES) },
+    provider: { getMigrations: () => Promise.resolve(migracoes(motor)) },
     migrationTableName: `${PAUSAS}_migracoes`,
     migrationLockTableName: 'a2a_migrations_lock',
   }).migrateToLatest();

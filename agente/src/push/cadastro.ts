@@ -9,8 +9,12 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { destinoRecusado } from './avisos.js';
 
-/** A webhook's id, cut to what the SDK's column holds (past it a write would fail as a database error); a Task's webhooks are few. */
-const LIMITES = { idDoWebhook: 36, webhooksPorTask: 10 };
+/**
+ * A webhook's id is the client's name for it (the proto sets no length:
+ * "e.g. UUID"), kept up to the column's 255 characters (the SDK made it 36;
+ * migracoes.ts widens it); a Task's webhooks are few.
+ */
+export const LIMITES_DO_WEBHOOK = { id: 255, porTask: 10 };
 
 /** What a webhook's token and credentials read as once stored: they were written by the client, and are the client's to keep. */
 const SEGREDO_OCULTO = '********';
@@ -31,8 +35,8 @@ export async function conferirWebhook(
 ): Promise<void> {
   const recusa = destinoRecusado(config.url, push.hosts);
   if (recusa) throw new RequestMalformedError(`Webhook recusado: ${recusa}`);
-  if (config.id.length > LIMITES.idDoWebhook) {
-    throw new RequestMalformedError(`O id do webhook tem mais de ${String(LIMITES.idDoWebhook)} caracteres.`);
+  if (config.id.length > LIMITES_DO_WEBHOOK.id) {
+    throw new RequestMalformedError(`O id do webhook tem mais de ${String(LIMITES_DO_WEBHOOK.id)} caracteres.`);
   }
   // Sent as HTTP headers at every delivery: refused now, not at the first notification.
   if ([config.token, config.authentication?.credentials, config.authentication?.scheme].some(naoCabeNumCabecalho)) {
@@ -40,8 +44,10 @@ export async function conferirWebhook(
   }
   if (!taskId) return;
   const existentes = await push.configs.load(taskId, context);
-  if (existentes.length >= LIMITES.webhooksPorTask && !existentes.some((existente) => existente.id === config.id)) {
-    throw new RequestMalformedError(`A Task ${taskId} ja tem ${String(LIMITES.webhooksPorTask)} webhooks: apague um antes de criar outro.`);
+  if (existentes.length >= LIMITES_DO_WEBHOOK.porTask && !existentes.some((existente) => existente.id === config.id)) {
+    throw new RequestMalformedError(
+      `A Task ${taskId} ja tem ${String(LIMITES_DO_WEBHOOK.porTask)} webhooks: apague um antes de criar outro.`,
+    );
   }
 }
 
