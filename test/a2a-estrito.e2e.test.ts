@@ -1,11 +1,16 @@
 /**
  * A2A v1.0 to the letter where @a2a-js/sdk 1.3 is lenient (issue 24, items
- * 1 to 3): a malformed JSON-RPC envelope is -32600, a negative
+ * 1 to 7): a malformed JSON-RPC envelope is -32600, a negative
  * historyLength and a timestamp that is not RFC 3339 are refused on both
- * bindings, before the SDK, and nothing is created.
+ * bindings, before the SDK, and nothing is created; so is a message without
+ * role or parts; a push config id may be a client's long name; each error
+ * has its binding's status; and a subscription to an unknown Task is
+ * answered as JSON, which the official client reads as TaskNotFoundError.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { BINDINGS, clienteOficial } from './apoio/cliente-a2a.js';
 import { ambosOsProcessos } from './apoio/processos.js';
 
 interface Erro {
@@ -92,5 +97,162 @@ describe('A2A to the letter where the SDK is lenient', () => {
       params: { statusTimestampAfter: '2026-12-01T10:00:00.000Z' },
     });
     assert.equal(valido.status, 200);
+  });
+});
+
+interface ErroRest {
+  readonly error?: { readonly code: number; readonly status: string; readonly message: string; readonly details: { reason?: string }[] };
+}
+
+async function postarRest(base: string, caminho: string, corpo: unknown, cabecalhos: Record<string, string> = {}) {
+  const resposta = await fetch(new URL(`/rest${caminho}`, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...cabecalhos },
+    body: typeof corpo === 'string' ? corpo : JSON.stringify(corpo),
+  });
+  const tipo = resposta.headers.get('content-type') ?? '';
+  return {
+    status: resposta.status,
+    tipo,
+    corpo: (await resposta.json()) as ErroRest & { task?: { id: string; status: { state: string } } },
+  };
+}
+
+describe('messages, webhooks and errors to the letter', () => {
+  const processos = ambosOsProcessos();
+  const totalDeTasks = async () => {
+    const listadas = await postarA2A(processos.agente.url, { jsonrpc: '2.0', id: 'n', method: 'ListTasks', params: {} });
+    return ((listadas.corpo as { result?: { tasks?: unknown[] } }).result?.tasks ?? []).length;
+  };
+
+  it('a message missing what A2A requires (role, parts, a part with content) is -32602 / 400 INVALID_ARGUMENT on every method that sends one, and no Task is made', async () => {
+    const antes = await totalDeTasks();
+    for (const [incompleta, motivo] of [
+      [{ messageId: 'm1', parts: [{ text: 'listar salas' }] }, 'message.role deve ser ROLE_USER ou ROLE_AGENT.'],
+      [{ messageId: 'm2', role: 'ROLE_UNSPECIFIED', parts: [{ text: 'listar salas' }] }, 'message.role deve ser ROLE_USER ou ROLE_AGENT.'],
+      [{ messageId: 'm3', role: 'ROLE_USER', parts: [] }, 'message.parts deve ter ao menos uma parte (text, data, url ou raw).'],
+      [{ messageId: 'm4', role: 'ROLE_USER' }, 'message.parts deve ter ao menos uma parte (text, data, url ou raw).'],
+      [
+        { messageId: 'm5', role: 'ROLE_USER', parts: [{ text: 'listar salas' }, { mediaType: 'text/plain' }] },
+        'message.parts[1] nao traz conteudo: cada parte leva text, data, url ou raw.',
+      ],
+    ] as const) {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        const { corpo } = await postarA2A(processos.agente.url, { jsonrpc: '2.0', id: 5, method, params: { message: incompleta } });
+        assert.equal(corpo.error?.code, -32602, `${method} ${JSON.stringify(incompleta)}`);
+        assert.equal(corpo.error.message, motivo);
+      }
+      for (const caminho of ['/message:send', '/message:stream']) {
+        const { status, tipo, corpo } = await postarRest(processos.agente.url, caminho, { message: incompleta });
+        assert.equal(status, 400, `${caminho} ${JSON.stringify(incompleta)}`);
+        assert.match(tipo, /^application\/(a2a\+)?json/, 'refused before any stream begins');
+        assert.equal(corpo.error?.status, 'INVALID_ARGUMENT');
+        assert.equal(corpo.error.message, motivo);
+      }
+    }
+    assert.equal(await totalDeTasks(), antes, 'no Task was made');
+  });
+
+  it(`a push config id may be as long as ${String(255)} characters on both bindings (clients name their configs); past that it is refused`, async () => {
+    const { corpo: aberta } = await postarRest(processos.agente.url, '/message:send', {
+      message: { messageId: 'm-push', role: 'ROLE_USER', parts: [{ text: 'reservar sala-fusca 2027-03-01 09:00-10:00 para Doc' }] },
+    });
+    const taskId = aberta.task?.id;
+    assert.ok(taskId);
+    const nomeado = (tamanho: number) => `test_create_push_config_${'x'.repeat(tamanho - 24)}`;
+    const config = (id: string) => ({ taskId, id, url: 'http://127.0.0.1:9/gancho' });
+    const pelaRest = await postarRest(processos.agente.url, `/tasks/${taskId}/pushNotificationConfigs`, config(nomeado(255)));
+    assert.equal(pelaRest.status, 201, JSON.stringify(pelaRest.corpo));
+    const peloJsonRpc = await postarA2A(processos.agente.url, {
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'CreateTaskPushNotificationConfig',
+      params: config(nomeado(80)),
+    });
+    assert.equal((peloJsonRpc.corpo as { result?: { id?: string } }).result?.id, nomeado(80));
+    const longoDemais = await postarRest(processos.agente.url, `/tasks/${taskId}/pushNotificationConfigs`, config(nomeado(256)));
+    assert.equal(longoDemais.status, 400);
+    assert.equal(longoDemais.corpo.error?.message, 'O id do webhook tem mais de 255 caracteres.');
+  });
+
+  it('HTTP+JSON answers each A2A error with the status of the v1.0.1 table (§5.4) and its ErrorInfo reason; JSON-RPC with its code', async () => {
+    const { corpo: feita } = await postarRest(processos.agente.url, '/message:send', { message: mensagem });
+    const terminada = feita.task?.id;
+    assert.ok(terminada && feita.task?.status.state === 'TASK_STATE_COMPLETED');
+    const rest = [
+      ['TaskNotFoundError', () => postarRest(processos.agente.url, '/tasks/nao-existe:cancel', {}), 404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
+      [
+        'TaskNotCancelableError',
+        () => postarRest(processos.agente.url, `/tasks/${terminada}:cancel`, {}),
+        400,
+        'FAILED_PRECONDITION',
+        'TASK_NOT_CANCELABLE',
+      ],
+      [
+        'UnsupportedOperationError',
+        () => postarRest(processos.agente.url, '/message:send', { message: { ...mensagem, messageId: 'm-term', taskId: terminada } }),
+        400,
+        'FAILED_PRECONDITION',
+        'UNSUPPORTED_OPERATION',
+      ],
+      [
+        'ContentTypeNotSupportedError',
+        () => postarRest(processos.agente.url, '/message:send', 'x', { 'content-type': 'text/plain' }),
+        400,
+        'INVALID_ARGUMENT',
+        'CONTENT_TYPE_NOT_SUPPORTED',
+      ],
+      [
+        'VersionNotSupportedError',
+        () => postarRest(processos.agente.url, '/message:send', { message: mensagem }, { 'a2a-version': '9.9' }),
+        400,
+        'FAILED_PRECONDITION',
+        'VERSION_NOT_SUPPORTED',
+      ],
+    ] as const;
+    for (const [erro, pedir, status, nome, motivo] of rest) {
+      const resposta = await pedir();
+      assert.equal(resposta.status, status, erro);
+      assert.equal(resposta.corpo.error?.status, nome, erro);
+      assert.equal(resposta.corpo.error.details[0]?.reason, motivo, erro);
+    }
+    const jsonRpc = [
+      [-32001, { method: 'CancelTask', params: { id: 'nao-existe' } }],
+      [-32002, { method: 'CancelTask', params: { id: terminada } }],
+      [-32004, { method: 'SendMessage', params: { message: { ...mensagem, messageId: 'm-term2', taskId: terminada } } }],
+    ] as const;
+    for (const [codigo, pedido] of jsonRpc) {
+      const { corpo } = await postarA2A(processos.agente.url, { jsonrpc: '2.0', id: 11, ...pedido });
+      assert.equal(corpo.error?.code, codigo, pedido.method);
+    }
+  });
+
+  it('SubscribeToTask on an unknown Task is answered as JSON, not as a stream: -32001 (HTTP 200) / 404 NOT_FOUND; the official client throws TaskNotFoundError', async () => {
+    const jsonRpc = await fetch(new URL('/a2a', processos.agente.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'SubscribeToTask', params: { id: 'nao-existe' } }),
+    });
+    assert.equal(jsonRpc.status, 200);
+    assert.match(jsonRpc.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(((await jsonRpc.json()) as Erro).error?.code, -32001);
+    const rest = await fetch(new URL('/rest/tasks/nao-existe:subscribe', processos.agente.url), {
+      method: 'POST',
+      headers: { accept: 'text/event-stream' },
+    });
+    assert.equal(rest.status, 404);
+    assert.match(rest.headers.get('content-type') ?? '', /^application\/(a2a\+)?json/);
+    assert.equal(((await rest.json()) as ErroRest).error?.status, 'NOT_FOUND');
+    for (const binding of BINDINGS) {
+      const cliente = await clienteOficial(processos.agente.url, binding);
+      await assert.rejects(
+        (async () => {
+          for await (const evento of cliente.resubscribeTask({ tenant: '', id: 'nao-existe' }))
+            assert.fail(`unexpected event ${JSON.stringify(evento)}`);
+        })(),
+        TaskNotFoundError,
+        binding,
+      );
+    }
   });
 });
