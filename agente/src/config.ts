@@ -3,6 +3,7 @@ import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
 import { lerOrigens } from 'compartilhado/origem';
+import { lerChaveDoCard, type ChaveDoCard } from './a2a/assinatura.js';
 import { lerArquivoDeServidores, type ServidorConfigurado } from './mcp/configuracao.js';
 
 export interface Configuracao {
@@ -17,6 +18,8 @@ export interface Configuracao {
   readonly limitePorMinuto: number | undefined;
   /** MCP_TOKEN: the agent's own bearer token for the MCP server (its MCP_TOKENS); undefined sends none. */
   readonly tokenDoMcp: string | undefined;
+  /** AGENTE_CHAVE_CARD: the private key that signs the card (and the extended card); undefined serves them unsigned. */
+  readonly chaveDoCard: ChaveDoCard | undefined;
   /** Public base URL for the card; undefined means "derive from the port actually bound". */
   readonly urlPublica: URL | undefined;
   /** AGENTE_ORIGENS: browser origins allowed besides the agent's own (see compartilhado/origem). */
@@ -128,6 +131,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     servidoresMcp: env.AGENTE_MCP_CONFIG ? lerArquivoDeServidores(env.AGENTE_MCP_CONFIG) : undefined,
     tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
+    chaveDoCard: env.AGENTE_CHAVE_CARD ? lerChaveDoCard('AGENTE_CHAVE_CARD', env.AGENTE_CHAVE_CARD) : undefined,
     origens: lerOrigens(env, 'AGENTE_ORIGENS'),
     console: lerInteiro(env, 'AGENTE_CONSOLE', 1, 0, 1) === 1,
     limiteDoCorpoBytes: 64 * 1024,

@@ -22,6 +22,8 @@ import { criarPortaria } from './http/acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
 import { Atendimento } from './a2a/atendimento.js';
+import { assinaturaDoCard } from './a2a/assinatura.js';
+import { Vitrine } from './http/vitrine.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -47,7 +49,7 @@ interface Partes {
   readonly catalogo: Catalogo | undefined;
 }
 
-function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio, catalogo }: Partes) {
+async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio, catalogo }: Partes) {
   const mcp = new ClienteMcp(
     config.mcpUrl,
     log,
@@ -80,8 +82,9 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     catalogo
       ? new Map([[CAMINHOS.card, { tipo: 'application/json', corpo: JSON.stringify(card, null, 2) }]])
       : publicar(card, urlPublica, config.mcpUrl);
-  let documentos = documentosDe(card);
-  catalogo?.aoMudar(() => (documentos = documentosDe(cardAtual())));
+  const assinatura = config.chaveDoCard && assinaturaDoCard(config.chaveDoCard, urlPublica);
+  const vitrine = await Vitrine.abrir(card, documentosDe, assinatura, log);
+  catalogo?.aoMudar(() => vitrine.republicar(cardAtual()));
   const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
@@ -105,7 +108,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
   // The card is served in the A2A JSON form directly: the SDK's card handler
   // would serialize its internal message object, empty protobuf fields included.
   app.get(/^\/\.well-known\//, (req, res, next) => {
-    const documento = documentos.get(req.path);
+    const documento = vitrine.documento(req.path);
     if (documento) res.set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*' }).send(documento.corpo);
     else next();
   });
@@ -178,7 +181,7 @@ executarProcesso('agente', async () => {
   const catalogo =
     config.servidoresMcp &&
     (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
-  const { app, mcp, push } = montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo });
+  const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo });
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
