@@ -23,6 +23,7 @@ import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
 import { Atendimento } from './a2a/atendimento.js';
 import { assinaturaDoCard } from './a2a/assinatura.js';
+import { provedorDoCardEstendido } from './a2a/estendido.js';
 import { Vitrine } from './http/vitrine.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
@@ -95,6 +96,7 @@ async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica:
     push,
     log,
     (taskId) => ponte.cancelar(taskId),
+    config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
 

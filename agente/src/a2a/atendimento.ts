@@ -23,7 +23,7 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, type AgentExecutor, type ExtendedAgentCardProvider, type ServerCallContext } from '@a2a-js/sdk/server';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { avisoDeEstado } from '../push/avisos.js';
 import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
@@ -50,9 +50,11 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly log: (linha: string) => void,
     /** Cancels the Task's MCP call running in this process, when it may be (see Ponte.cancelar). */
     private readonly interromper: (taskId: string) => boolean = () => false,
+    /** With AGENTE_TOKENS, GetExtendedAgentCard's answer (estendido.ts), signed by it: the SDK's signer would sign its message form. */
+    cardEstendido?: ExtendedAgentCardProvider,
   ) {
     // A paused Task needs no live event bus: its continuation is a new SendMessage.
-    super(card, tarefas, executor, undefined, push.configs, push.avisos, undefined, undefined, { keepBusAliveStates: [] });
+    super(card, tarefas, executor, undefined, push.configs, push.avisos, cardEstendido, undefined, { keepBusAliveStates: [] });
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {

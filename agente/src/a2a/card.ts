@@ -43,7 +43,8 @@ function base(urlPublica: URL) {
 
 const MODOS = { defaultInputModes: TEXTO_E_DADOS, defaultOutputModes: TEXTO_E_DADOS };
 
-const CAPACIDADES = { streaming: true, pushNotifications: true, extendedAgentCard: false };
+/** With AGENTE_TOKENS, an identity gets an extended card (GetExtendedAgentCard, see estendido.ts). */
+const capacidades = (comTokens: boolean) => ({ streaming: true, pushNotifications: true, extendedAgentCard: comTokens });
 
 /** The card of the generic bridge: one skill per tool of the configured servers, their schemas in the extension. */
 export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readonly Skill[]) {
@@ -54,7 +55,7 @@ export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readon
     description: `Ferramentas dos servidores MCP ${servidores.join(', ')}, como skills A2A. Pedido: {"name": "<skill>", "arguments": {...}} numa parte de dados, ou "<skill> chave=valor".`,
     ...base(urlPublica),
     capabilities: {
-      ...CAPACIDADES,
+      ...capacidades(comTokens),
       extensions: [
         {
           uri: EXTENSAO_FERRAMENTAS_MCP,
@@ -94,7 +95,7 @@ export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readon
   };
 }
 
-/** The course's card: its three room skills, unchanged. `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields, as in the course. */
+/** The course's card: its three room skills, unchanged. `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields and no extended card, as in the course. */
 export function agentCard(urlPublica: URL, comTokens = false) {
   return {
     ...(comTokens ? SEGURANCA : {}),
@@ -102,7 +103,7 @@ export function agentCard(urlPublica: URL, comTokens = false) {
     description: 'Reserva salas de reuniao da Hill Valley Tech.',
     provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },
     ...base(urlPublica),
-    capabilities: CAPACIDADES,
+    capabilities: capacidades(comTokens),
     ...MODOS,
     skills: [
       // Unchanged since the course: clients compare it with exemplos/wire/07. Data parts work here too (see SKILL.md).
