@@ -190,7 +190,7 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     }
   });
 
-  it("errors as gRPC status codes: NOT_FOUND, INVALID_ARGUMENT (the SDK's, ours, bytes that are no protobuf); the agent goes on", async () => {
+  it("errors as gRPC status codes: NOT_FOUND, INVALID_ARGUMENT (the SDK's, ours, bytes that are no protobuf), RESOURCE_EXHAUSTED past 64 KiB; the agent goes on", async () => {
     assert.deepEqual(await statusDa(cliente.getTask({ id: NUNCA_EXISTIU, tenant: '' })), {
       codigo: 'NOT_FOUND',
       nome: 'TaskNotFoundError',
@@ -218,6 +218,14 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     }
     const lixo = await chamarCru(enderecoGrpc(processos.agente), GET_TASK, Buffer.from([0xff, 0xff, 0xff]));
     assert.deepEqual(lixo, { codigo: 'INVALID_ARGUMENT', mensagem: `Invalid params: a mensagem nao e o protobuf de ${GET_TASK}` });
+    // Refused by grpc-js itself, before any handler: a message over the HTTP bindings' 64 KiB body limit, a method A2A has not.
+    const grande = await statusDa(cliente.sendMessage(texto('x'.repeat(70_000))));
+    assert.equal(grande.codigo, 'RESOURCE_EXHAUSTED');
+    assert.match(grande.mensagem, /^Received message larger than max \(\d+ vs 65536\)$/);
+    assert.equal(
+      (await chamarCru(enderecoGrpc(processos.agente), '/lf.a2a.v1.A2AService/Nada', OBTER_INEXISTENTE)).codigo,
+      'UNIMPLEMENTED',
+    );
     assert.equal(nomeDoEstado(await cliente.getTask({ id: pausa.id, tenant: '' })), 'TASK_STATE_COMPLETED', 'still serving');
     assert.ok(!processos.agente.linhas.some((linha) => /^\s+at /.test(linha)), 'no stack trace');
   });
