@@ -9,6 +9,8 @@ import { lerArquivoDeServidores, type ServidorConfigurado } from './mcp/configur
 export interface Configuracao {
   readonly porta: number;
   readonly host: string;
+  /** AGENTE_GRPC_PORTA: the gRPC binding's port on the same host (0 takes a free one); undefined leaves gRPC off. */
+  readonly portaGrpc: number | undefined;
   readonly mcpUrl: URL;
   /** AGENTE_MCP_CONFIG: the MCP servers to bridge (the mcpServers file); undefined bridges the room server at MCP_URL. */
   readonly servidoresMcp: readonly ServidorConfigurado[] | undefined;
@@ -113,6 +115,15 @@ function tokenDoMcp(env: NodeJS.ProcessEnv): string | undefined {
   return token;
 }
 
+/** gRPC is HTTP/2 on a listener of its own: never AGENTE_PORT's. */
+function portaGrpc(env: NodeJS.ProcessEnv, porta: number): number | undefined {
+  if (!env.AGENTE_GRPC_PORTA) return undefined;
+  const grpc = lerPorta(env, 'AGENTE_GRPC_PORTA', 0);
+  if (grpc !== 0 && grpc === porta)
+    throw new ConfiguracaoInvalida(`AGENTE_GRPC_PORTA=${String(grpc)}: e a porta de AGENTE_PORT; o gRPC precisa de uma porta sua`);
+  return grpc;
+}
+
 /** A limit counts requests of an identity: without AGENTE_TOKENS there is none to count. */
 function limitePorMinuto(env: NodeJS.ProcessEnv, identidades: Identidades | undefined): number | undefined {
   if (!env.AGENTE_LIMITE_POR_MINUTO) return undefined;
@@ -122,11 +133,13 @@ function limitePorMinuto(env: NodeJS.ProcessEnv, identidades: Identidades | unde
 
 export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configuracao {
   const identidades = Identidades.ler(env, 'AGENTE_TOKENS');
+  const porta = lerPorta(env, 'AGENTE_PORT', 7300);
   return Object.freeze({
     identidades,
     limitePorMinuto: limitePorMinuto(env, identidades),
-    porta: lerPorta(env, 'AGENTE_PORT', 7300),
+    porta,
     host: env.AGENTE_HOST || '127.0.0.1',
+    portaGrpc: portaGrpc(env, porta),
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
     servidoresMcp: env.AGENTE_MCP_CONFIG ? lerArquivoDeServidores(env.AGENTE_MCP_CONFIG) : undefined,
     tokenDoMcp: tokenDoMcp(env),

@@ -18,7 +18,7 @@ import { Passos } from './a2a/passos.js';
 import { abrirArmazenamento, type Armazenamento } from './armazenamento/armazenamento.js';
 import { TarefasDaPonte } from './armazenamento/gravacao.js';
 import { publicadorForaDoPedido } from './a2a/publicador.js';
-import { criarPortaria } from './http/acesso.js';
+import { criarPortaria, type Portaria } from './http/acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
 import { Atendimento } from './a2a/atendimento.js';
@@ -33,6 +33,7 @@ import { Ponte } from './ponte/ponte.js';
 import { novoTrace, traceparentFilho } from './ponte/trace.js';
 import { ChamadasVivas } from './ponte/vivas.js';
 import { perfilDeSalas } from './salas/perfil.js';
+import type { ServidorGrpc } from './grpc/grpc.js';
 
 /** Version 1.0 unless the client names another: the SDK's default for a missing A2A-Version is 0.3. */
 const contextoA2A: ServerCallContextBuilder = (opcoes) =>
@@ -48,9 +49,17 @@ interface Partes {
   readonly fio: FioMcp | undefined;
   /** With AGENTE_MCP_CONFIG: the configured servers' tools, as skills. */
   readonly catalogo: Catalogo | undefined;
+  /** Identity and limits, one count per identity across every binding. */
+  readonly portaria: Portaria;
+  /** With AGENTE_GRPC_PORTA: the gRPC listener, in the card and served by the same handler. */
+  readonly grpc: ServidorGrpc | undefined;
 }
 
-async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, { armazenamento, origem, fio, catalogo }: Partes) {
+async function montarApp(
+  config: ReturnType<typeof lerConfiguracao>,
+  urlPublica: URL,
+  { armazenamento, origem, fio, catalogo, portaria, grpc }: Partes,
+) {
   const mcp = new ClienteMcp(
     config.mcpUrl,
     log,
@@ -76,7 +85,8 @@ async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica:
   );
   passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, log);
   const comTokens = config.identidades !== undefined;
-  const cardAtual = () => (catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista()) : agentCard(urlPublica, comTokens));
+  const cardAtual = () =>
+    catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta) : agentCard(urlPublica, comTokens, grpc?.porta);
   const card = cardAtual();
   // The generic card follows the servers' tool lists; the room documents (catalog, SKILL.md) describe the room skills only.
   const documentosDe = (card: object): ReadonlyMap<string, Documento> =>
@@ -86,7 +96,6 @@ async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica:
   const assinatura = config.chaveDoCard && assinaturaDoCard(config.chaveDoCard, urlPublica);
   const vitrine = await Vitrine.abrir(card, documentosDe, assinatura, log);
   catalogo?.aoMudar(() => vitrine.republicar(cardAtual()));
-  const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
     tarefas,
@@ -99,6 +108,7 @@ async function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica:
     config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
+  grpc?.servir(requestHandler, contextoA2A);
 
   const app = express();
   app.disable('x-powered-by');
@@ -179,15 +189,24 @@ executarProcesso('agente', async () => {
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
   const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
+  const portaria = criarPortaria(config.identidades, config.limitePorMinuto);
+  // Loaded only when asked for, grpc-js with it; bound before the card is built, which names its port.
+  const { portaGrpc } = config;
+  const grpc =
+    portaGrpc === undefined
+      ? undefined
+      : await import('./grpc/grpc.js').then(({ escutarGrpc }) =>
+          escutarGrpc(config.host, portaGrpc, { portaria, log, limiteBytes: config.limiteDoCorpoBytes }),
+        );
   // A configured server that cannot be reached stops the agent here, with one line naming it.
   const catalogo =
     config.servidoresMcp &&
     (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
-  const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo });
+  const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
   servidor.on('request', app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
-    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : mcp.onde}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
+    `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}${grpc ? `, gRPC em ${grpc.endereco}` : ''}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : mcp.onde}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,
   );
   if (!catalogo)
     mcp
@@ -198,5 +217,10 @@ executarProcesso('agente', async () => {
             `MCP ainda indisponivel em ${mcp.onde} (${erro instanceof Error ? erro.message : String(erro)}); tento de novo no proximo pedido`,
         ),
       );
-  return { servidor, aoEncerrar: () => Promise.all([push.avisos.ocioso(), catalogo?.fechar()]).then(() => undefined) };
+  // gRPC calls end before the pending pushes are awaited: a call may still add one.
+  const aoEncerrar = async () => {
+    await grpc?.fechar();
+    await Promise.all([push.avisos.ocioso(), catalogo?.fechar()]);
+  };
+  return { servidor, aoEncerrar };
 });

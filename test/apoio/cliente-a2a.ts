@@ -17,14 +17,19 @@ import {
   type Task,
 } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { escutar } from 'compartilhado/processo';
 
-export type Binding = 'JSONRPC' | 'HTTP+JSON';
-export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON'];
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+/** The bindings every agent serves; gRPC only with AGENTE_GRPC_PORTA. */
+export const BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const satisfies readonly Binding[];
 
-/** A client built from the agent's card, speaking the binding asked for. */
+/** A client built from the agent's card, speaking the binding asked for (gRPC through the SDK's gRPC transport, at the card's address). */
 export async function clienteOficial(base: string, binding: Binding): Promise<Client> {
-  const opcoes = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [binding] });
+  const opcoes = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    preferredTransports: [binding],
+    transports: binding === 'GRPC' ? [new GrpcTransportFactory()] : [],
+  });
   const cliente = await new ClientFactory(opcoes).createFromUrl(base);
   assert.equal(cliente.transport.protocolName, binding, 'the card offers this binding');
   return cliente;

@@ -25,8 +25,11 @@ export async function linhasAte(processo: Processo, marcar: (id: string) => Prom
   return processo.linhas.filter((linha) => !linha.includes('barreira-'));
 }
 
-/** Both processes for the tests of one describe block: started before them, stopped after. */
-export function ambosOsProcessos(segredo = segredoDeTeste()): {
+/** Both processes for the tests of one describe block: started before them, stopped after; `env`, the agent's own variables. */
+export function ambosOsProcessos(
+  segredo = segredoDeTeste(),
+  env: Record<string, string> = {},
+): {
   readonly mcp: Processo;
   readonly agente: Processo;
   readonly segredo: string;
@@ -35,7 +38,7 @@ export function ambosOsProcessos(segredo = segredoDeTeste()): {
   let agente: Processo | undefined;
   before(async () => {
     mcp = await iniciarServidorMcp({ REQUEST_STATE_SECRET: segredo });
-    agente = await iniciarAgente(mcp.url);
+    agente = await iniciarAgente(mcp.url, env);
   });
   after(async () => {
     await agente?.parar();

@@ -29,14 +29,18 @@ const SEGURANCA = {
  */
 export const EXTENSAO_FERRAMENTAS_MCP = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
 
-/** Where every card of this agent is served, and its version. */
-function base(urlPublica: URL) {
+/** Where every card of this agent is served, and its version. `portaGrpc`: with AGENTE_GRPC_PORTA, the gRPC binding's port. */
+function base(urlPublica: URL, portaGrpc: number | undefined) {
   return {
     version: '1.0.0',
     // JSON-RPC stays first: clients that read only supportedInterfaces[0] keep the course's endpoint.
     supportedInterfaces: [
       { url: new URL(CAMINHO_A2A, urlPublica).href, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: new URL(CAMINHO_REST, urlPublica).href, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      // A gRPC target is host:port, as the SDK's gRPC client dials it: the public host, on the gRPC port.
+      ...(portaGrpc === undefined
+        ? []
+        : [{ url: `${urlPublica.hostname}:${String(portaGrpc)}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
     ],
   };
 }
@@ -47,13 +51,13 @@ const MODOS = { defaultInputModes: TEXTO_E_DADOS, defaultOutputModes: TEXTO_E_DA
 const capacidades = (comTokens: boolean) => ({ streaming: true, pushNotifications: true, extendedAgentCard: comTokens });
 
 /** The card of the generic bridge: one skill per tool of the configured servers, their schemas in the extension. */
-export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readonly Skill[]) {
+export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readonly Skill[], portaGrpc?: number) {
   const servidores = [...new Set(skills.map((skill) => skill.conexao.nome))];
   return {
     ...(comTokens ? SEGURANCA : {}),
     name: 'A Ponte',
     description: `Ferramentas dos servidores MCP ${servidores.join(', ')}, como skills A2A. Pedido: {"name": "<skill>", "arguments": {...}} numa parte de dados, ou "<skill> chave=valor".`,
-    ...base(urlPublica),
+    ...base(urlPublica, portaGrpc),
     capabilities: {
       ...capacidades(comTokens),
       extensions: [
@@ -96,13 +100,13 @@ export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readon
 }
 
 /** The course's card: its three room skills, unchanged. `comTokens`: AGENTE_TOKENS is set; without it the card has no security fields and no extended card, as in the course. */
-export function agentCard(urlPublica: URL, comTokens = false) {
+export function agentCard(urlPublica: URL, comTokens = false, portaGrpc?: number) {
   return {
     ...(comTokens ? SEGURANCA : {}),
     name: 'Central de Salas',
     description: 'Reserva salas de reuniao da Hill Valley Tech.',
     provider: { organization: 'Hill Valley Tech', url: 'https://hillvalley.example' },
-    ...base(urlPublica),
+    ...base(urlPublica, portaGrpc),
     capabilities: capacidades(comTokens),
     ...MODOS,
     skills: [

@@ -17,7 +17,8 @@ import { CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
 import { envelopeInvalido, parametroInvalido } from './estrito.js';
 import { lerTraceparent } from '../ponte/trace.js';
 
-interface Registro {
+/** What a request's line says beyond its answer, filled while it runs. */
+export interface Registro {
   nota?: string;
   terminado?: boolean;
   /** The caller's identity, with AGENTE_TOKENS. */
@@ -26,6 +27,9 @@ interface Registro {
   recusa?: string;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
+
+/** Runs `seguir` as part of a request: what anotarAcesso and the SDK's notes say then goes to its line. */
+export const noRegistro = <T>(registro: Registro, seguir: () => T): T => registroAtual.run(registro, seguir);
 
 /** Names the caller of the current request in its log line, or why it was refused (identity or origin). */
 export function anotarAcesso(identidade: { readonly quem: string } | { readonly recusa: string }): void {
@@ -136,24 +140,25 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
       return write(parte, ...resto);
     }) as Response['write'];
     res.on('close', () => {
-      registro.terminado = true;
       const pedido: unknown = req.body;
       // Only a JSON-RPC body has a request id; a REST body's `id` is a Task's or a config's.
       const recebido = objeto(pedido);
       const jsonRpc = recebido && 'jsonrpc' in recebido ? recebido : undefined;
       const fluxo = escrito !== undefined && String(res.getHeader('content-type')).startsWith('text/event-stream');
-      const linha = campos({
-        metodo: jsonRpc?.method ?? '-',
-        id: JSON.stringify(jsonRpc?.id ?? null),
-        ...doResultado(pedido, respondido ?? (fluxo ? ultimoEvento(escrito) : undefined)),
-        trace: lerTraceparent(req.headers.traceparent)?.traceId ?? '-',
-        ...(registro.quem ? { quem: registro.quem } : {}),
-        ...(registro.recusa ? { recusa: registro.recusa } : {}),
-        http: res.statusCode,
-        ...(res.writableFinished ? {} : { cliente: 'saiu antes do fim' }),
-        ...(registro.nota ? { nota: registro.nota } : {}),
-      });
-      log(`${req.method} ${req.originalUrl} ${linha} ${(performance.now() - comeco).toFixed(1)}ms`);
+      log(
+        linhaDoPedido({
+          alvo: `${req.method} ${req.originalUrl}`,
+          metodo: jsonRpc?.method ?? '-',
+          id: JSON.stringify(jsonRpc?.id ?? null),
+          pedido,
+          respondido: respondido ?? (fluxo ? ultimoEvento(escrito) : undefined),
+          traceparent: req.headers.traceparent,
+          registro,
+          desfecho: { http: res.statusCode },
+          inteiro: res.writableFinished,
+          comeco,
+        }),
+      );
     });
     if (urlComNul(req.originalUrl)) {
       responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${NUL_NA_URL}`, bindingDoCaminho(req));
@@ -161,6 +166,45 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
     }
     registroAtual.run(registro, next);
   };
+}
+
+/** One request as its log line tells it, on every binding. */
+export interface Pedido {
+  /** What was asked of the server: `POST /a2a`, `GET /rest/tasks/...`, the gRPC method's path. */
+  readonly alvo: string;
+  /** The A2A method, when the request names it. */
+  readonly metodo: unknown;
+  /** The JSON-RPC id, as JSON; `-` where the binding has none. */
+  readonly id: string;
+  /** The request's parameters (a JSON-RPC body, a REST body, a gRPC request message). */
+  readonly pedido: unknown;
+  /** The answer in its A2A JSON form (a JSON-RPC envelope or bare), or `{error: {code}}`. */
+  readonly respondido: unknown;
+  readonly traceparent: string | string[] | undefined;
+  readonly registro: Registro;
+  /** The binding's own outcome field: `{http: 200}`, `{grpc: 'OK'}`. */
+  readonly desfecho: Readonly<Record<string, unknown>>;
+  /** False when the client left before the answer was whole. */
+  readonly inteiro: boolean;
+  /** When the request began (performance.now()). */
+  readonly comeco: number;
+}
+
+/** The line of a request that ended: method, id, task, state reached, trace-id, who, the binding's outcome, duration; never a token. */
+export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparent, registro, desfecho, inteiro, comeco }: Pedido): string {
+  registro.terminado = true;
+  const linha = campos({
+    metodo,
+    id,
+    ...doResultado(pedido, respondido),
+    trace: lerTraceparent(traceparent)?.traceId ?? '-',
+    ...(registro.quem ? { quem: registro.quem } : {}),
+    ...(registro.recusa ? { recusa: registro.recusa } : {}),
+    ...desfecho,
+    ...(inteiro ? {} : { cliente: 'saiu antes do fim' }),
+    ...(registro.nota ? { nota: registro.nota } : {}),
+  });
+  return `${alvo} ${linha} ${(performance.now() - comeco).toFixed(1)}ms`;
 }
 
 /** How an error is written on each binding: a JSON-RPC error object, or HTTP+JSON's `{error: {code, status, message}}`. */
@@ -228,6 +272,10 @@ function conferirValor(valor: unknown, chave: string): string | undefined {
   return undefined;
 }
 
+/** What in a request (its body, and its parameters: JSON-RPC params, HTTP+JSON query, a gRPC message) A2A or the database refuses and the SDK takes. */
+export const problemaNoPedido = (corpo: unknown, params: Readonly<Record<string, unknown>>): string | undefined =>
+  problemaNoJson(corpo, conferirValor) ?? parametroInvalido(params);
+
 /** A parsed body checked for what the SDK and the database cannot take, answered as InvalidParams (the URL was checked first, in registrarRequisicoes). */
 export function pedidoAceitavel(binding: Binding): RequestHandler {
   return (req, res, next) => {
@@ -239,7 +287,7 @@ export function pedidoAceitavel(binding: Binding): RequestHandler {
       }
     }
     const params = binding === 'jsonrpc' ? (objeto(objeto(req.body)?.params) ?? {}) : (req.query as Record<string, unknown>);
-    const problema = problemaNoJson(req.body, conferirValor) ?? parametroInvalido(params);
+    const problema = problemaNoPedido(req.body, params);
     if (problema === undefined) next();
     else responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${problema}`, binding, req.body);
   };

@@ -1,0 +1,193 @@
+/**
+ * The third A2A v1.0 binding, with AGENTE_GRPC_PORTA: the SDK's own gRPC
+ * service (A2AService and grpcService of @a2a-js/sdk/server/grpc) over the
+ * same request handler as JSON-RPC and HTTP+JSON, so Tasks, owners,
+ * pauses, limits on Tasks and push behave alike, and with the same context
+ * builder (no `a2a-version` metadata is 1.0, as on HTTP). Around it, one
+ * grpc-js server interceptor does what the HTTP front does for the other two:
+ *  - identity and the per-identity limit, by acesso.ts's Portaria, from the
+ *    `authorization` metadata: UNAUTHENTICATED, RESOURCE_EXHAUSTED;
+ *  - the request checked as http.ts checks a body (NUL, historyLength...),
+ *    and a message that is not the method's protobuf refused as the
+ *    client's mistake, INVALID_ARGUMENT (grpc-js would say INTERNAL);
+ *  - one log line per call, written by http.ts's linhaDoPedido, with the
+ *    SDK's console notes in it, and error messages cut by mensagemContida.
+ * No Origin rule: a browser cannot call this listener (gRPC over HTTP/2
+ * without TLS, which no browser speaks), so no page can be rebound to it.
+ */
+import { isIPv6 } from 'node:net';
+import { TaskState } from '@a2a-js/sdk';
+import type { A2ARequestHandler, ServerCallContextBuilder } from '@a2a-js/sdk/server';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { buildGrpcErrorMetadata } from '@a2a-js/sdk/errors/grpc';
+import {
+  ResponderBuilder,
+  Server,
+  ServerCredentials,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  Metadata,
+  status as Status,
+  type ServerInterceptor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
+import { mensagemContida } from 'compartilhado/entrada';
+import { objeto } from 'compartilhado/log';
+import type { Portaria } from '../http/acesso.js';
+import { linhaDoPedido, noRegistro, problemaNoPedido, type Registro } from '../http/http.js';
+
+export interface ServidorGrpc {
+  /** The port bound: AGENTE_GRPC_PORTA, or the free one 0 took. */
+  readonly porta: number;
+  /** Where it listens, as a gRPC target (host:port). */
+  readonly endereco: string;
+  /** Serves A2A with this handler from now on (before it, a call is UNIMPLEMENTED): called before the agent says it is up. */
+  servir(requestHandler: A2ARequestHandler, contextBuilder: ServerCallContextBuilder): void;
+  /** Takes no new call and waits for the running ones. */
+  fechar(): Promise<void>;
+}
+
+interface Opcoes {
+  readonly portaria: Portaria;
+  readonly log: (linha: string) => void;
+  /** The largest request message, the HTTP bindings' body limit (grpc-js answers RESOURCE_EXHAUSTED past it). */
+  readonly limiteBytes: number;
+}
+
+/** What a request that is not its method's protobuf decodes to, for the interceptor to refuse. */
+const ILEGIVEL = Symbol('ilegivel');
+
+/** The SDK's service definition, each request decoder answering ILEGIVEL where it would throw (grpc-js answers a throw with INTERNAL). */
+const SERVICO: ServiceDefinition = Object.fromEntries(
+  Object.entries(A2AService).map(([nome, metodo]) => [
+    nome,
+    {
+      ...metodo,
+      requestDeserialize: (bytes: Buffer): unknown => {
+        try {
+          return metodo.requestDeserialize(bytes);
+        } catch {
+          return ILEGIVEL;
+        }
+      },
+    },
+  ]),
+);
+
+/** A metadata key's text values (only `-bin` keys carry bytes). */
+const valores = (metadados: Metadata | undefined, chave: string): string[] =>
+  (metadados?.get(chave) ?? []).map((valor) => valor.toString());
+
+/**
+ * A gRPC answer as linhaDoPedido reads the other bindings' JSON: the Task or
+ * event inside a oneof, its state by name. Any other answer (a list, a
+ * push config) is left out, and the line names the Task the request names.
+ */
+function noFormatoJson(resposta: unknown): unknown {
+  const carga = objeto(objeto(resposta)?.payload);
+  const evento = objeto(carga ? carga.value : resposta);
+  const estado = objeto(evento?.status)?.state;
+  if (!carga && typeof estado !== 'number') return undefined;
+  return { id: evento?.id, taskId: evento?.taskId, status: typeof estado === 'number' ? { state: TaskState[estado] } : undefined };
+}
+
+function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
+  return (metodo, chamada) => {
+    const comeco = performance.now();
+    const registro: Registro = {};
+    let metadados: Metadata | undefined;
+    let pedido: unknown;
+    let respondido: unknown;
+    let escrita = false;
+    const escrever = (codigo: Status, inteiro: boolean) => {
+      if (escrita) return;
+      escrita = true;
+      log(
+        linhaDoPedido({
+          alvo: `POST ${metodo.path}`,
+          metodo: metodo.path.slice(metodo.path.lastIndexOf('/') + 1),
+          id: '-',
+          pedido,
+          // A client gone mid-stream is told by its last event, as on HTTP.
+          respondido: codigo === Status.OK || !inteiro ? noFormatoJson(respondido) : { error: { code: Status[codigo] } },
+          traceparent: valores(metadados, 'traceparent')[0],
+          registro,
+          desfecho: { grpc: Status[codigo] },
+          inteiro,
+          comeco,
+        }),
+      );
+    };
+    const recusar = (codigo: Status, mensagem: string, metadata: Metadata | null = null) => {
+      interceptada.sendStatus({ code: codigo, details: mensagem, metadata });
+    };
+    // Refused before the SDK as the SDK refuses invalid params: with its error details, so an SDK client reads a RequestMalformedError.
+    const invalido = (problema: string) => {
+      const erro = new RequestMalformedError(`Invalid params: ${problema}`);
+      recusar(Status.INVALID_ARGUMENT, erro.message, buildGrpcErrorMetadata(Metadata, erro) ?? null);
+    };
+    const ouvinte = new ServerListenerBuilder()
+      .withOnReceiveMetadata((recebidos, seguir) => {
+        metadados = recebidos;
+        const admissao = portaria.admitir(valores(recebidos, 'authorization'));
+        if (admissao.recusa === 'identidade') registro.recusa = admissao.falta;
+        else if (admissao.quem !== undefined) registro.quem = admissao.quem;
+        if (admissao.recusa === undefined) seguir(recebidos);
+        else recusar(admissao.recusa === 'identidade' ? Status.UNAUTHENTICATED : Status.RESOURCE_EXHAUSTED, admissao.mensagem);
+      })
+      .withOnReceiveMessage((mensagem: unknown, seguir) => {
+        if (mensagem === ILEGIVEL) {
+          invalido(`a mensagem nao e o protobuf de ${metodo.path}`);
+          return;
+        }
+        pedido = mensagem;
+        const problema = problemaNoPedido(mensagem, objeto(mensagem) ?? {});
+        if (problema === undefined) noRegistro(registro, () => seguir(mensagem));
+        else invalido(problema);
+      })
+      .withOnReceiveHalfClose((seguir) => noRegistro(registro, seguir))
+      .withOnCancel(() => escrever(Status.CANCELLED, false))
+      .build();
+    const interceptada = new ServerInterceptingCall(
+      chamada,
+      new ResponderBuilder()
+        .withStart((seguir) => seguir(ouvinte))
+        .withSendMessage((mensagem: unknown, seguir) => {
+          respondido = mensagem;
+          seguir(mensagem);
+        })
+        .withSendStatus((status, seguir) => {
+          escrever(status.code, true);
+          seguir({ ...status, details: mensagemContida(status.details) });
+        })
+        .build(),
+    );
+    return interceptada;
+  };
+}
+
+/** The gRPC listener on the agent's host, bound now so the card can name its port; A2A is served once `servir` is called. */
+export async function escutarGrpc(host: string, porta: number, opcoes: Opcoes): Promise<ServidorGrpc> {
+  const servidor = new Server({ interceptors: [interceptar(opcoes)], 'grpc.max_receive_message_length': opcoes.limiteBytes });
+  const emUrl = isIPv6(host) ? `[${host}]` : host;
+  const ligada = await new Promise<number>((resolver, rejeitar) => {
+    servidor.bindAsync(`${emUrl}:${String(porta)}`, ServerCredentials.createInsecure(), (erro, escolhida) => {
+      if (erro) rejeitar(new Error(`AGENTE_GRPC_PORTA: o gRPC nao pode ouvir em ${emUrl}:${String(porta)} (${erro.message})`));
+      else resolver(escolhida);
+    });
+  });
+  return {
+    porta: ligada,
+    endereco: `${emUrl}:${String(ligada)}`,
+    servir(requestHandler, contextBuilder) {
+      const userBuilder = (chamada: { readonly metadata: Metadata }) =>
+        opcoes.portaria.usuarioDe(valores(chamada.metadata, 'authorization'));
+      servidor.addService(SERVICO, grpcService({ requestHandler, userBuilder, contextBuilder }));
+    },
+    fechar: () =>
+      new Promise((resolver) => {
+        servidor.tryShutdown(() => resolver());
+      }),
+  };
+}
