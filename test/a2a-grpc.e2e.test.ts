@@ -15,6 +15,7 @@ import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { Client as ClienteGrpc, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { escutar } from 'compartilhado/processo';
 import * as z from 'zod';
+import { EXTENSAO_CONTA } from '../agente/src/a2a/estendido.js';
 import { a2a, tarefa } from './apoio/a2a.js';
 // In the order the tests first use them.
 import {
@@ -325,6 +326,22 @@ describe('gRPC with AGENTE_TOKENS', () => {
     await processos.agente.esperarLinha(
       new RegExp(`metodo=SendMessage id=- task=${pausa.id} estado=TASK_STATE_INPUT_REQUIRED trace=\\S+ quem=ana grpc=OK`),
     );
+  });
+});
+
+describe('gRPC: the extended card (AGENTE_TOKENS)', () => {
+  const ANA = randomBytes(24).toString('base64url');
+  const processos = ambosOsProcessos(segredoDeTeste(), { ...COM_GRPC, AGENTE_TOKENS: `ana:${ANA}` });
+
+  it("GetExtendedAgentCard gives a token's identity its terms, as on HTTP; without a token it is UNAUTHENTICATED", async () => {
+    const cliente = await clienteOficial(processos.agente.url, 'GRPC');
+    const card = await cliente.getAgentCard({ serviceParameters: { authorization: `Bearer ${ANA}` } });
+    const conta = card.capabilities?.extensions.find((extensao) => extensao.uri === EXTENSAO_CONTA);
+    assert.equal(conta?.params?.identidade, 'ana');
+    assert.ok(card.supportedInterfaces.some((interface_) => interface_.protocolBinding === 'GRPC'));
+    const bruto = A2AService.getExtendedAgentCard.requestSerialize({ tenant: '' });
+    const recusa = await chamarCru(enderecoGrpc(processos.agente), A2AService.getExtendedAgentCard.path, bruto);
+    assert.deepEqual(recusa, { codigo: 'UNAUTHENTICATED', mensagem: 'Nao autenticado: falta o cabecalho Authorization: Bearer <token>' });
   });
 });
 
