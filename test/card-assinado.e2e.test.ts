@@ -22,6 +22,7 @@ import * as z from 'zod';
 import { BINDINGS, clienteOficial } from './apoio/cliente-a2a.js';
 import { iniciarAgenteGenerico, pastaTemporaria, type Pasta } from './apoio/ponte-generica.js';
 import { iniciarAgente, type Processo } from './apoio/processos.js';
+import { pedirCru } from './apoio/http-cru.js';
 
 /** No MCP server is needed to serve a card: the agent starts and says the room server is not there yet. */
 const SEM_MCP = 'http://127.0.0.1:9/mcp';
@@ -305,8 +306,15 @@ describe('the extended card (AGENTE_TOKENS), signed with AGENTE_CHAVE_CARD', () 
     return { resposta, corpo, card: binding === 'JSONRPC' ? z.object({ result: z.unknown() }).safeParse(corpo).data?.result : corpo };
   };
 
-  it('the public card says an extended card exists, and is signed', async (t) => {
+  it('the public card says an extended card exists, and is signed; it is cached by max-age and ETag (§8.6.1)', async (t) => {
     t.mock.method(console, 'debug', () => undefined);
+    const primeira = await fetch(new URL('/.well-known/agent-card.json', agente.url));
+    assert.equal(primeira.headers.get('cache-control'), 'public, max-age=60');
+    const etag = primeira.headers.get('etag');
+    assert.ok(etag);
+    // Over node:http: fetch adds its own cache headers to a conditional request.
+    const deNovo = await pedirCru(new URL('/.well-known/agent-card.json', agente.url), 'GET', ['if-none-match', etag]);
+    assert.equal(deNovo.status, 304);
     const { card, json } = await lerCard(agente.url);
     assert.equal(card.capabilities.extendedAgentCard, true);
     await verificador(agente.url)(comoCard(json));
@@ -320,6 +328,8 @@ describe('the extended card (AGENTE_TOKENS), signed with AGENTE_CHAVE_CARD', () 
       t.mock.method(console, 'debug', () => undefined);
       const { resposta, card: bruto } = await pedir(binding, token);
       assert.equal(resposta.status, 200);
+      if (binding === 'HTTP+JSON')
+        assert.equal(resposta.headers.get('cache-control'), 'private, no-store', '§13.3: never cached for another');
       const estendido = CardNoFio.parse(bruto);
       const verificar = verificador(agente.url);
       await verificar(comoCard(bruto));

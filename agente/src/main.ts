@@ -119,9 +119,13 @@ async function montarApp(
   });
   // The card is served in the A2A JSON form directly: the SDK's card handler
   // would serialize its internal message object, empty protobuf fields included.
+  // §8.6.1: a max-age, and express's ETag of the body (a 304 to If-None-Match); a minute, as the generic card follows its servers' tools.
   app.get(/^\/\.well-known\//, (req, res, next) => {
     const documento = vitrine.documento(req.path);
-    if (documento) res.set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*' }).send(documento.corpo);
+    if (documento)
+      res
+        .set({ 'Content-Type': documento.tipo, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=60' })
+        .send(documento.corpo);
     else next();
   });
   // Every A2A route and the console's data, before identity and before the SDK: a page from a foreign origin gets nothing (DNS rebinding).
@@ -151,6 +155,11 @@ async function montarApp(
     errosDoPedido(log, config.limiteDoCorpoBytes, 'rest'),
     pedidoAceitavel('rest'),
   );
+  // §13.3: an identity's extended card is its own; no shared cache keeps it, and it is read fresh.
+  app.get(/\/extendedAgentCard$/, (_req, res, next) => {
+    res.set('Cache-Control', 'private, no-store');
+    next();
+  });
   app.use(CAMINHO_REST, restHandler(sdk));
   app.use(CAMINHO_REST, (req, res) => {
     responderErro(
