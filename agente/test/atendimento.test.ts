@@ -25,6 +25,7 @@ import { agentCard } from '../src/a2a/card.js';
 import { Eventos } from '../src/a2a/eventos.js';
 import { ExclusaoLocal } from '../src/armazenamento/exclusao.js';
 import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
+import { DiarioEmMemoria } from '../src/armazenamento/diario.js';
 import { WebhooksEmMemoria } from '../src/push/webhooks.js';
 
 /** Publishes the new Task and WORKING, then waits for `liberar` before it completes. */
@@ -52,7 +53,7 @@ class ExecutorRoteirizado implements AgentExecutor {
 
 function montar() {
   const memoria = new TarefasEmMemoria(100);
-  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria()));
+  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria(), new DiarioEmMemoria()));
   const executor = new ExecutorRoteirizado();
   const avisados: StreamResponse[] = [];
   const configs = new WebhooksEmMemoria();
