@@ -22,6 +22,8 @@ import { criarPortaria } from './http/acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
 import { Atendimento } from './a2a/atendimento.js';
+import { Acompanhamento } from './a2a/acompanhamento.js';
+import { idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -63,7 +65,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     avisos: new Avisos(armazenamento.webhooks, { hosts: config.hostsDePush, log }),
     hosts: config.hostsDePush,
   };
-  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos);
+  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos, armazenamento.campainha);
   const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
   const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
   // Without AGENTE_MCP_CONFIG, the course's room server through its profile; with it, any server's tools.
@@ -90,6 +92,8 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     exclusao,
     passos,
     push,
+    // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
+    new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
     log,
     (taskId) => ponte.cancelar(taskId),
   );
@@ -127,7 +131,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
     pedidoAceitavel('jsonrpc'),
   );
-  app.use(CAMINHO_A2A, jsonRpcHandler(sdk));
+  app.use(CAMINHO_A2A, idsNosEventos(), jsonRpcHandler(sdk));
   // Parsed here first, for the same body limit and error handling as JSON-RPC (the SDK's own parser allows 100 kB).
   app.use(
     CAMINHO_REST,
@@ -136,7 +140,7 @@ function montarApp(config: ReturnType<typeof lerConfiguracao>, urlPublica: URL, 
     errosDoPedido(log, config.limiteDoCorpoBytes, 'rest'),
     pedidoAceitavel('rest'),
   );
-  app.use(CAMINHO_REST, restHandler(sdk));
+  app.use(CAMINHO_REST, idsNosEventos(), restHandler(sdk));
   app.use(CAMINHO_REST, (req, res) => {
     responderErro(
       res,
@@ -166,6 +170,7 @@ executarProcesso('agente', async () => {
   const armazenamento = await abrirArmazenamento({
     ...config,
     aoPerderConexao: (erro) => log(`banco de Tasks: conexao perdida (${erro.message}); a proxima consulta abre outra`),
+    log,
     aoEsquecer: fio && ((taskId) => fio.esquecer(taskId)),
   });
   const servidor = createServer();
