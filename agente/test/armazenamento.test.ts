@@ -1158,6 +1158,24 @@ for (const [nome, criar] of [
   });
 }
 
+describe('DiarioEmMemoria only', () => {
+  it('keeps the events of the Tasks appended to last, up to its cap; an older Task keeps its count, and numbers go on', async () => {
+    const diario = new DiarioEmMemoria(2);
+    for (const taskId of ['a', 'b', 'c']) await diario.anotar(taskId, ESCOPO_ANONIMO, [estadoDe(taskId, 'TASK_STATE_WORKING')]);
+    assert.deepEqual(await diario.ler('a', ESCOPO_ANONIMO, 0, 10), []);
+    assert.deepEqual(await diario.extremos('a', ESCOPO_ANONIMO), { primeira: 2, ultima: 1 }, 'none kept, the last was 1');
+    assert.deepEqual(await diario.extremos('c', ESCOPO_ANONIMO), { primeira: 1, ultima: 1 });
+    assert.equal(await diario.anotar('a', ESCOPO_ANONIMO, [estadoDe('a', 'TASK_STATE_COMPLETED')]), 2);
+    assert.deepEqual(
+      (await diario.ler('a', ESCOPO_ANONIMO, 0, 10)).map(({ seq }) => seq),
+      [2],
+    );
+    assert.deepEqual(await diario.ler('b', ESCOPO_ANONIMO, 0, 10), [], 'b is now the one appended to longest ago');
+    diario.esquecer('a');
+    assert.equal(await diario.extremos('a', ESCOPO_ANONIMO), undefined, 'forgotten with its Task');
+  });
+});
+
 describe('the event log written with the Task (TarefasDaPonte over each store)', () => {
   const anonimo = () => new ServerCallContext();
   const comEstado = (estado: string, extra: object = {}) =>

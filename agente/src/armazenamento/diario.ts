@@ -4,8 +4,10 @@
  * StreamResponse, under a sequence of its own (1, 2, 3...) that is the SSE
  * event id. Written in the same transaction as the Task state it reflects,
  * so a subscriber on any agent reads exactly what is stored, in order.
- * Bounded: a Task keeps its last MAXIMO_POR_TASK events; in memory they go
- * with the Task when the store forgets it. One interface, two engines side
+ * Bounded: a Task keeps its last MAXIMO_POR_TASK events; in memory, only
+ * the TASKS_COM_EVENTOS_NA_MEMORIA Tasks with the latest events keep theirs
+ * (every Task its count, so numbers never repeat), and all goes with the
+ * Task when the store forgets it. One interface, two engines side
  * by side (memory; SQL through kysely, for SQLite and PostgreSQL), one
  * contract test for all.
  */
@@ -15,6 +17,14 @@ import { sql, type Kysely } from 'kysely';
 /** How many events a Task keeps: a reconnect further behind than this gets the Task as it is (see Atendimento.resubscribe). */
 export const MAXIMO_POR_TASK = 100;
 
+/**
+ * In memory, how many Tasks keep their events: those with the latest ones.
+ * The events would otherwise more than double the memory of each Task
+ * kept (4.1 KiB against 1.6 for a booking); an older Task's reconnect gets
+ * the Task as it is.
+ */
+export const TASKS_COM_EVENTOS_NA_MEMORIA = 1000;
+
 /** The PostgreSQL channel a committed event is announced on, its payload the Task id. */
 export const CANAL_DE_EVENTOS = 'a2a_eventos';
 
@@ -23,7 +33,7 @@ export interface Anotado {
   readonly evento: StreamResponse;
 }
 
-/** The sequences a Task still keeps: the oldest and the newest. */
+/** The sequences a Task still keeps: the oldest and the newest; primeira is ultima + 1 when it keeps none. */
 export interface Extremos {
   readonly primeira: number;
   readonly ultima: number;
@@ -38,7 +48,7 @@ export interface Diario {
   anotar(taskId: string, escopo: string, eventos: readonly StreamResponse[]): Promise<number>;
   /** The Task's events after `depoisDe`, oldest first, at most `limite`; none of another scope's. */
   ler(taskId: string, escopo: string, depoisDe: number, limite: number): Promise<Anotado[]>;
-  /** What the Task keeps, undefined when nothing (or not under `escopo`). */
+  /** Where the Task's events stand, undefined when it never had any (or not under `escopo`). */
   extremos(taskId: string, escopo: string): Promise<Extremos | undefined>;
 }
 
@@ -54,15 +64,24 @@ interface DaTask {
 
 export class DiarioEmMemoria implements Diario {
   private readonly porTask = new Map<string, DaTask>();
+  /** The Tasks that keep their events, the one appended to longest ago first. */
+  private readonly comEventos = new Map<string, DaTask>();
+
+  constructor(private readonly maximoDeTasks = TASKS_COM_EVENTOS_NA_MEMORIA) {}
 
   anotar(taskId: string, escopo: string, eventos: readonly StreamResponse[]): Promise<number> {
     const daTask = this.porTask.get(taskId) ?? { escopo, primeira: 1, textos: [] };
     this.porTask.set(taskId, daTask);
-    daTask.textos.push(...eventos.map(textoDe));
-    const excesso = daTask.textos.length - MAXIMO_POR_TASK;
-    if (excesso > 0) {
-      daTask.textos.splice(0, excesso);
-      daTask.primeira += excesso;
+    if (eventos.length > 0) {
+      daTask.textos.push(...eventos.map(textoDe));
+      this.comEventos.delete(taskId);
+      this.comEventos.set(taskId, daTask);
+    }
+    descartar(daTask, daTask.textos.length - MAXIMO_POR_TASK);
+    for (const [antigaId, antiga] of this.comEventos) {
+      if (this.comEventos.size <= this.maximoDeTasks) break;
+      descartar(antiga, antiga.textos.length);
+      this.comEventos.delete(antigaId);
     }
     return Promise.resolve(daTask.primeira + daTask.textos.length - 1);
   }
@@ -78,20 +97,27 @@ export class DiarioEmMemoria implements Diario {
 
   extremos(taskId: string, escopo: string): Promise<Extremos | undefined> {
     const daTask = this.daTask(taskId, escopo);
-    return Promise.resolve(
-      daTask && daTask.textos.length > 0 ? { primeira: daTask.primeira, ultima: daTask.primeira + daTask.textos.length - 1 } : undefined,
-    );
+    const ultima = daTask && daTask.primeira + daTask.textos.length - 1;
+    return Promise.resolve(daTask && ultima !== undefined && ultima > 0 ? { primeira: daTask.primeira, ultima } : undefined);
   }
 
   /** The Task is gone from memory: its events go too. */
   esquecer(taskId: string): void {
     this.porTask.delete(taskId);
+    this.comEventos.delete(taskId);
   }
 
   private daTask(taskId: string, escopo: string): DaTask | undefined {
     const daTask = this.porTask.get(taskId);
     return daTask?.escopo === escopo ? daTask : undefined;
   }
+}
+
+/** Drops the Task's `quantos` oldest events; their numbers are not given again. */
+function descartar(daTask: DaTask, quantos: number): void {
+  if (quantos <= 0) return;
+  daTask.textos.splice(0, quantos);
+  daTask.primeira += quantos;
 }
 
 export interface TabelaDeEventos {
