@@ -240,4 +240,29 @@ describe('Atendimento', () => {
     const outra: User = { isAuthenticated: true, userName: 'outra' };
     await assert.rejects(atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo('107', outra)).next(), TaskNotFoundError);
   });
+
+  it('a Last-Event-ID replay goes past a pause answered since, to the Task as it is now, and ends only where it stops', async () => {
+    const { atendimento, tarefas } = montar();
+    const estados = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING'];
+    for (const [segundo, estado] of estados.entries())
+      await tarefas.save(
+        Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: new Date(segundo * 1000).toISOString() } }),
+        contexto(),
+      );
+    const comUltimo = new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { 'last-event-id': '1' }]]) });
+    const assinatura = atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo);
+    const lidos: string[] = [];
+    const nome = (evento: StreamResponse): string =>
+      (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : evento.payload?.$case) ?? '?';
+    for (let i = 0; i < 3; i++) {
+      const lido = await assinatura.next();
+      assert.ok(!lido.done);
+      lidos.push(nome(lido.value));
+    }
+    assert.deepEqual(lidos, ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING']);
+    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), contexto());
+    const resto: string[] = [];
+    for await (const evento of assinatura) resto.push(nome(evento));
+    assert.deepEqual(resto, ['TASK_STATE_COMPLETED']);
+  });
 });

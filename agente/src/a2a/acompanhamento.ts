@@ -1,9 +1,9 @@
 /**
  * Following a Task through its event log (armazenamento/diario.ts), on
  * whichever agent its steps run: the events after a position, read as they
- * are stored and woken by the Campainha, until one leaves the Task where
- * nothing more happens without a client (a terminal state, or a question
- * or URL waiting for an answer). The log is the only source: a step run on
+ * are stored and woken by the Campainha, until the last leaves the Task
+ * where nothing more happens without a client (a terminal state, or a
+ * question or URL waiting for an answer). The log is the only source: a step run on
  * this same agent is not also heard from its in-process bus, so no event
  * comes twice. Nothing is buffered here: a slow reader is read for at its
  * own pace, and a follow that outlives `duracaoMaximaMs` ends (the client
@@ -83,14 +83,15 @@ export class Acompanhamento {
   }
 
   /**
-   * The Task's events after `depoisDe`, as they are stored, up to and
-   * including the first that stops the Task; ends early when `fim` aborts
-   * (the client is gone) or after duracaoMaximaMs.
+   * The Task's events after `depoisDe`, as they are stored, until one that
+   * stops the Task is the last stored; ends early when `fim` aborts (the
+   * client is gone) or after duracaoMaximaMs.
    */
   async *seguir(taskId: string, escopo: string, depoisDe: number, fim?: AbortSignal): AsyncGenerator<Anotado, void, undefined> {
     const prazo = AbortSignal.timeout(this.duracaoMaximaMs);
     const basta = aoAbortar(fim ? AbortSignal.any([prazo, fim]) : prazo);
     let posicao = depoisDe;
+    let parada = false;
     try {
       for (;;) {
         // Registered before the read: a wake between the read and the wait is not lost.
@@ -100,7 +101,8 @@ export class Acompanhamento {
           throw erro;
         });
         if (lidos.length === 0) {
-          const parou = await Promise.race([espera.tocada.then(() => false), basta.abortado.then(() => true)]);
+          // Stopped, and nothing stored after: the end. A stop followed by more (a replay past a pause since answered) goes on.
+          const parou = parada || (await Promise.race([espera.tocada.then(() => false), basta.abortado.then(() => true)]));
           espera.desistir();
           if (parou) return;
           continue;
@@ -109,7 +111,7 @@ export class Acompanhamento {
         for (const anotado of lidos) {
           yield anotado;
           posicao = anotado.seq;
-          if (para(anotado.evento)) return;
+          parada = para(anotado.evento);
         }
       }
     } finally {
