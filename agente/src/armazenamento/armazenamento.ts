@@ -1,8 +1,9 @@
 /**
- * Where Tasks, their pauses and their turns live. By default in memory,
- * bounded; with TASKS_DB (a SQLite file or a postgres:// URL) in a database
- * through the SDK's DatabaseTaskStore, so a paused Task survives an agent
- * restart, and on PostgreSQL several agents share Tasks and take turns.
+ * Where Tasks, their pauses, their turns and their events live. By default
+ * in memory, bounded; with TASKS_DB (a SQLite file or a postgres:// URL) in
+ * a database through the SDK's DatabaseTaskStore, so a paused Task survives
+ * an agent restart, and on PostgreSQL several agents share Tasks, take
+ * turns and hear each other's events.
  */
 import type { PushNotificationStore, TaskStore } from '@a2a-js/sdk/server';
 import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
