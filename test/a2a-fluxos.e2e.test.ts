@@ -13,6 +13,7 @@ import { SendMessageRequest, StreamResponse, TaskState } from '@a2a-js/sdk';
 import { escutar } from 'compartilhado/processo';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { intermediario, type Intermediario } from './apoio/intermediario.js';
+import { leitor } from './apoio/fluxo-a2a.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 import {
   clienteOficial,
@@ -55,7 +56,7 @@ describe('A2A flows', () => {
     await mcp.parar();
   });
 
-  it('SubscribeToTask: a running Task, then its events; a paused Task as it is; a finished one is refused', async (t) => {
+  it("SubscribeToTask: a running Task, then its events; a paused Task, then its answer's events; a finished one is refused", async (t) => {
     const cliente = await clienteOficial(agente.url, 'HTTP+JSON');
     const soltar = meio.reter();
     // Released in the test, and here too if it fails first: later tests need MCP answering.
@@ -79,7 +80,11 @@ describe('A2A flows', () => {
 
     await cliente.sendMessage(texto(reservar('sala-garagem', '2027-05-04', 'Marty')));
     const pausa = comoTarefa(await cliente.sendMessage(texto(reservar('sala-garagem', '2027-05-04', 'Biff'))));
-    assert.deepEqual((await todos(cliente.resubscribeTask({ id: pausa.id, tenant: '' }))).map(resumo), ['task:TASK_STATE_INPUT_REQUIRED']);
+    const aberta = leitor(cliente.resubscribeTask({ id: pausa.id, tenant: '' }));
+    assert.deepEqual((await aberta.ate(() => true)).map(resumo), ['task:TASK_STATE_INPUT_REQUIRED']);
+    // A paused Task's subscription stays open: the answer's continuation comes on it, and it ends with the Task.
+    await cliente.sendMessage(texto('escolha=sala-fusca', { taskId: pausa.id }));
+    assert.deepEqual((await aberta.resto()).map(resumo), ['TASK_STATE_WORKING', 'artifact:reserva', 'TASK_STATE_COMPLETED']);
   });
 
   it('a client gone mid-stream loses nothing: the Task finishes, GetTask shows it, the log says the client left', async (t) => {
@@ -97,7 +102,7 @@ describe('A2A flows', () => {
     const leitor = resposta.body.getReader();
     const { value } = await leitor.read();
     const [primeiro = ''] = new TextDecoder().decode(value).split('\n\n');
-    const id = StreamResponse.fromJSON(JSON.parse(primeiro.replace(/^data: /, ''))).payload;
+    const id = StreamResponse.fromJSON(JSON.parse(primeiro.replace(/^id: \d+\ndata: /, ''))).payload;
     assert.ok(id?.$case === 'task');
     await meio.chamadasRecebidas(chamadasAntes + 1);
     abortar.abort();

@@ -31,7 +31,7 @@ import {
   webhook,
   configDePush,
 } from './apoio/cliente-a2a.js';
-import { rastro } from './apoio/fluxo-a2a.js';
+import { leitor, rastro } from './apoio/fluxo-a2a.js';
 import { ambosOsProcessos, iniciarAgente, segredoDeTeste, type Processo } from './apoio/processos.js';
 
 const GET_TASK = A2AService.getTask.path;
@@ -131,7 +131,7 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     assert.equal(tarefa(await a2a(processos.agente.url, 'GetTask', { id: pausa.id })).status.state, 'TASK_STATE_COMPLETED');
   });
 
-  it('SendStreamingMessage streams each change; SubscribeToTask gives a paused Task as it is and refuses a finished one', async () => {
+  it('SendStreamingMessage streams each change; SubscribeToTask follows a paused Task to its end and refuses a finished one', async () => {
     assert.deepEqual((await todos(cliente.sendMessageStream(texto(reserva('sala-porao', '2028-01-04', 'Doc'))))).map(resumo), [
       'task:TASK_STATE_SUBMITTED',
       'TASK_STATE_WORKING',
@@ -143,13 +143,16 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     const primeiro = pausada[0]?.payload;
     assert.ok(primeiro?.$case === 'task');
     const id = primeiro.value.id;
-    assert.deepEqual((await todos(cliente.resubscribeTask({ id, tenant: '' }))).map(resumo), ['task:TASK_STATE_INPUT_REQUIRED']);
+    // The subscription gives the paused Task as it is and stays open for the answer's continuation (the event log).
+    const assinatura = leitor(cliente.resubscribeTask({ id, tenant: '' }));
+    assert.deepEqual((await assinatura.ate(() => true)).map(resumo), ['task:TASK_STATE_INPUT_REQUIRED']);
     assert.deepEqual((await todos(cliente.sendMessageStream(texto('escolha=sala-fusca', { taskId: id })))).map(resumo), [
       'task:TASK_STATE_INPUT_REQUIRED',
       'TASK_STATE_WORKING',
       'artifact:reserva',
       'TASK_STATE_COMPLETED',
     ]);
+    assert.deepEqual((await assinatura.resto()).map(resumo), ['TASK_STATE_WORKING', 'artifact:reserva', 'TASK_STATE_COMPLETED']);
     const terminada = await statusDa(cliente.resubscribeTask({ id, tenant: '' }));
     assert.deepEqual([terminada.codigo, terminada.nome], ['FAILED_PRECONDITION', 'UnsupportedOperationError']);
   });

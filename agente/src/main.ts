@@ -25,6 +25,8 @@ import { Atendimento } from './a2a/atendimento.js';
 import { assinaturaDoCard } from './a2a/assinatura.js';
 import { provedorDoCardEstendido } from './a2a/estendido.js';
 import { Vitrine } from './http/vitrine.js';
+import { Acompanhamento } from './a2a/acompanhamento.js';
+import { idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -75,7 +77,7 @@ async function montarApp(
     avisos: new Avisos(armazenamento.webhooks, { hosts: config.hostsDePush, log }),
     hosts: config.hostsDePush,
   };
-  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos);
+  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos, armazenamento.campainha);
   const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
   const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
   // Without AGENTE_MCP_CONFIG, the course's room server through its profile; with it, any server's tools.
@@ -103,6 +105,8 @@ async function montarApp(
     exclusao,
     passos,
     push,
+    // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
+    new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
     log,
     (taskId) => ponte.cancelar(taskId),
     config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
@@ -146,7 +150,7 @@ async function montarApp(
     errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
     pedidoAceitavel('jsonrpc'),
   );
-  app.use(CAMINHO_A2A, jsonRpcHandler(sdk));
+  app.use(CAMINHO_A2A, idsNosEventos(), jsonRpcHandler(sdk));
   // Parsed here first, for the same body limit and error handling as JSON-RPC (the SDK's own parser allows 100 kB).
   app.use(
     CAMINHO_REST,
@@ -160,7 +164,7 @@ async function montarApp(
     res.set('Cache-Control', 'private, no-store');
     next();
   });
-  app.use(CAMINHO_REST, restHandler(sdk));
+  app.use(CAMINHO_REST, idsNosEventos(), restHandler(sdk));
   app.use(CAMINHO_REST, (req, res) => {
     responderErro(
       res,
@@ -190,6 +194,7 @@ executarProcesso('agente', async () => {
   const armazenamento = await abrirArmazenamento({
     ...config,
     aoPerderConexao: (erro) => log(`banco de Tasks: conexao perdida (${erro.message}); a proxima consulta abre outra`),
+    log,
     aoEsquecer: fio && ((taskId) => fio.esquecer(taskId)),
   });
   const servidor = createServer();

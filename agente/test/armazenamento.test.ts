@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ListTasksRequest, Task, TaskPushNotificationConfig, TaskState, type ListTasksResponse, type StreamResponse } from '@a2a-js/sdk';
+import { ListTasksRequest, StreamResponse, Task, TaskPushNotificationConfig, TaskState, type ListTasksResponse } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import {
@@ -27,17 +27,18 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { abrirArmazenamento } from '../src/armazenamento/armazenamento.js';
-import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
+import { TarefasDaPonte, posicaoNoDiario } from '../src/armazenamento/gravacao.js';
 import { publicadorForaDoPedido, type PublicarForaDoPedido } from '../src/a2a/publicador.js';
 import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { BancoIndisponivel } from '../src/armazenamento/banco.js';
 import { migrarPausas } from '../src/armazenamento/migracoes.js';
-import { DONO_ANONIMO } from '../src/armazenamento/escopo.js';
+import { DONO_ANONIMO, ESCOPO_ANONIMO } from '../src/armazenamento/escopo.js';
 import type { Dono } from '../src/ponte/tipos.js';
 import { Eventos } from '../src/a2a/eventos.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/armazenamento/exclusao.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, Passos, mensagemDeExcesso } from '../src/a2a/passos.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from '../src/armazenamento/pausas.js';
+import { DiarioEmMemoria, DiarioNoBanco, MAXIMO_POR_TASK, type Diario, type TabelaDeEventos } from '../src/armazenamento/diario.js';
 import type { Ponte } from '../src/ponte/ponte.js';
 import type { Desfecho, Pausa, Pedido, Pergunta } from '../src/ponte/tipos.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
@@ -60,7 +61,8 @@ function adiado(): { promessa: Promise<void>; resolver: () => void } {
 }
 
 /** TarefasDaPonte over a memory store, its steps in memory beside it. */
-const emMemoria = (tarefas: TaskStore) => new TarefasDaPonte(tarefas, (escrita) => escrita(tarefas, new PausasEmMemoria()));
+const emMemoria = (tarefas: TaskStore) =>
+  new TarefasDaPonte(tarefas, (escrita) => escrita(tarefas, new PausasEmMemoria(), new DiarioEmMemoria()));
 
 /** The SDK's Task table as its migration makes it, given the collated varchar type. */
 const tabelaDeTarefas = (texto: (tamanho: number) => string) =>
@@ -616,7 +618,7 @@ describe('Task stores', () => {
   it('TarefasDaPonte: a terminal state nobody of ours asked for is refused while the Task has an open step', async () => {
     const memoria = new TarefasEmMemoria(10);
     const pausas = new PausasEmMemoria();
-    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas));
+    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas, new DiarioEmMemoria()));
     const contexto = new ServerCallContext();
     await tarefas.save(tarefa('t', TaskState.TASK_STATE_WORKING), contexto);
     await pausas.guardar('t', pausa(1), { por: 'outro', ate: 10 });
@@ -911,7 +913,7 @@ describe('publicadorForaDoPedido', () => {
     const anonimo = new ServerCallContext();
     const memoria = new TarefasEmMemoria(10);
     const pausas = new PausasEmMemoria();
-    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas));
+    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas, new DiarioEmMemoria()));
     const avisadas: StreamResponse[] = [];
     const publicar = publicadorForaDoPedido(tarefas, {
       send: (resposta) => {
@@ -1108,6 +1110,166 @@ async function bancoNomeado(motor: Motor): Promise<{ banco: string; db: Kysely<T
 const migracoesAplicadas = async (db: Kysely<TabelaDePausas>) =>
   (await sql<{ name: string }>`select name from a2a_pausas_migracoes order by name`.execute(db)).rows.map((linha) => linha.name);
 
+/** A status update of Task `id`, as a save would log it. */
+const estadoDe = (id: string, estado: string): StreamResponse =>
+  StreamResponse.fromJSON({ statusUpdate: { taskId: id, contextId: 'c', status: { state: estado, timestamp: '2027-01-01T00:00:00Z' } } });
+
+async function diarioNoBanco(motor: Motor): Promise<Diario> {
+  const db = await bancoNovo<TabelaDePausas & TabelaDeEventos>(motor, 'eventos');
+  await migrarPausas(db, motor);
+  return new DiarioNoBanco(db, motor === 'postgres');
+}
+
+for (const [nome, criar] of [
+  ['DiarioEmMemoria', () => Promise.resolve(new DiarioEmMemoria())],
+  ['DiarioNoBanco (SQLite)', () => diarioNoBanco('sqlite')],
+  ['DiarioNoBanco (PostgreSQL)', () => diarioNoBanco('postgres')],
+] as const) {
+  describe(`Event log contract: ${nome}`, () => {
+    const escopo = ESCOPO_ANONIMO;
+
+    it("numbers each Task's events 1, 2, 3... apart, gives them back whole after a position, and says where a Task stands", async () => {
+      const diario = await criar();
+      assert.equal(await diario.anotar('t', escopo, []), 0, 'a Task with no events stands at 0');
+      assert.equal(await diario.extremos('t', escopo), undefined);
+      const eventos = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'].map((estado) => estadoDe('t', estado));
+      assert.equal(await diario.anotar('t', escopo, eventos.slice(0, 2)), 2);
+      assert.equal(await diario.anotar('u', escopo, [estadoDe('u', 'TASK_STATE_WORKING')]), 1, 'another Task counts apart');
+      assert.equal(await diario.anotar('t', escopo, eventos.slice(2)), 3);
+      assert.equal(await diario.anotar('t', escopo, []), 3, 'nothing to add: where it stands');
+      const lidos = await diario.ler('t', escopo, 0, 10);
+      assert.deepEqual(
+        lidos.map(({ seq, evento }) => [seq, StreamResponse.toJSON(evento)]),
+        eventos.map((evento, i) => [i + 1, StreamResponse.toJSON(evento)]),
+      );
+      assert.deepEqual(
+        (await diario.ler('t', escopo, 1, 1)).map(({ seq }) => seq),
+        [2],
+        'after a position, at most the limit',
+      );
+      assert.deepEqual(await diario.ler('t', escopo, 3, 10), []);
+      assert.deepEqual(await diario.extremos('t', escopo), { primeira: 1, ultima: 3 });
+    });
+
+    it("never gives one scope's events to another", async () => {
+      const diario = await criar();
+      await diario.anotar('t', escopo, [estadoDe('t', 'TASK_STATE_WORKING')]);
+      const outro = JSON.stringify(['acme', 'ana']);
+      assert.deepEqual(await diario.ler('t', outro, 0, 10), []);
+      assert.equal(await diario.extremos('t', outro), undefined);
+    });
+
+    it(`keeps the last ${String(MAXIMO_POR_TASK)} events of a Task, numbered on`, async () => {
+      const diario = await criar();
+      const muitos = Array.from({ length: MAXIMO_POR_TASK + 5 }, () => estadoDe('t', 'TASK_STATE_WORKING'));
+      assert.equal(await diario.anotar('t', escopo, muitos.slice(0, 3)), 3);
+      assert.equal(await diario.anotar('t', escopo, muitos.slice(3)), MAXIMO_POR_TASK + 5);
+      assert.deepEqual(await diario.extremos('t', escopo), { primeira: 6, ultima: MAXIMO_POR_TASK + 5 });
+      const [primeiro] = await diario.ler('t', escopo, 0, 1);
+      assert.equal(primeiro?.seq, 6, 'a read from before the oldest starts at the oldest kept');
+    });
+  });
+}
+
+describe('DiarioEmMemoria only', () => {
+  it('keeps the events of the Tasks appended to last, up to its cap; an older Task keeps its count, and numbers go on', async () => {
+    const diario = new DiarioEmMemoria(2);
+    for (const taskId of ['a', 'b', 'c']) await diario.anotar(taskId, ESCOPO_ANONIMO, [estadoDe(taskId, 'TASK_STATE_WORKING')]);
+    assert.deepEqual(await diario.ler('a', ESCOPO_ANONIMO, 0, 10), []);
+    assert.deepEqual(await diario.extremos('a', ESCOPO_ANONIMO), { primeira: 2, ultima: 1 }, 'none kept, the last was 1');
+    assert.deepEqual(await diario.extremos('c', ESCOPO_ANONIMO), { primeira: 1, ultima: 1 });
+    assert.equal(await diario.anotar('a', ESCOPO_ANONIMO, [estadoDe('a', 'TASK_STATE_COMPLETED')]), 2);
+    assert.deepEqual(
+      (await diario.ler('a', ESCOPO_ANONIMO, 0, 10)).map(({ seq }) => seq),
+      [2],
+    );
+    assert.deepEqual(await diario.ler('b', ESCOPO_ANONIMO, 0, 10), [], 'b is now the one appended to longest ago');
+    diario.esquecer('a');
+    assert.equal(await diario.extremos('a', ESCOPO_ANONIMO), undefined, 'forgotten with its Task');
+  });
+});
+
+describe('the event log written with the Task (TarefasDaPonte over each store)', () => {
+  const anonimo = () => new ServerCallContext();
+  const comEstado = (estado: string, extra: object = {}) =>
+    Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: '2027-01-01T00:00:00Z' }, ...extra });
+
+  for (const motor of ['memoria', 'sqlite', 'postgres'] as const) {
+    it(`on ${motor}: a new Task, each status and artifact changed, nothing for history alone; a refused write logs nothing; subscribers rung`, async () => {
+      const banco =
+        motor === 'memoria'
+          ? undefined
+          : motor === 'sqlite'
+            ? join(pasta, `eventos-${randomUUID()}.db`)
+            : await postgres.novoBanco(`eventos_${randomUUID().replaceAll('-', '')}`);
+      const armazenamento = await abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined });
+      abertos.push({ destroy: () => armazenamento.fechar() });
+      const { campainha, diario } = armazenamento;
+      const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos, campainha);
+      const contexto = anonimo();
+      const tocada = campainha.esperar('t').tocada;
+      await tarefas.save(comEstado('TASK_STATE_SUBMITTED'), contexto);
+      await tocada;
+      assert.equal(posicaoNoDiario(contexto, 't'), 1, "the request's position is its last save's");
+      await tarefas.save(
+        comEstado('TASK_STATE_SUBMITTED', { history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'oi' }] }] }),
+        contexto,
+      );
+      assert.equal(posicaoNoDiario(contexto, 't'), 1, 'history alone tells subscribers nothing');
+      const artefato = { artifactId: 'a', name: 'reserva', parts: [{ text: '{}' }] };
+      await tarefas.save(comEstado('TASK_STATE_SUBMITTED', { artifacts: [artefato] }), contexto);
+      await tarefas.save(comEstado('TASK_STATE_WORKING', { artifacts: [artefato] }), contexto);
+      // A terminal state while a step is open is refused: the Task and its log stay as they were.
+      await armazenamento.pausas.guardar('t', pausa(1));
+      await assert.rejects(tarefas.save(comEstado('TASK_STATE_FAILED', { artifacts: [artefato] }), contexto));
+      assert.equal(posicaoNoDiario(contexto, 't'), 3);
+      const lidos = (await diario.ler('t', ESCOPO_ANONIMO, 0, 10)).map(({ seq, evento }) => [seq, evento.payload?.$case]);
+      assert.deepEqual(lidos, [
+        [1, 'task'],
+        [2, 'artifactUpdate'],
+        [3, 'statusUpdate'],
+      ]);
+      const [trabalhando] = await diario.ler('t', ESCOPO_ANONIMO, 2, 1);
+      const estado = trabalhando?.evento.payload;
+      assert.ok(estado?.$case === 'statusUpdate' && estado.value.status?.state === TaskState.TASK_STATE_WORKING);
+    });
+  }
+
+  it('on PostgreSQL, an event committed by one agent wakes the subscribers of another, and a lost LISTEN connection comes back', async () => {
+    const banco = await postgres.novoBanco(`escuta_${randomUUID().replaceAll('-', '')}`);
+    const linhas: string[] = [];
+    const [a, b] = await Promise.all([
+      abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined }),
+      abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined, log: (linha) => linhas.push(linha) }),
+    ]);
+    abertos.push({ destroy: () => a.fechar() }, { destroy: () => b.fechar() });
+    const tarefasDeA = new TarefasDaPonte(a.tarefas, a.juntos, a.campainha);
+    const escuta = poolDeTeste({ connectionString: banco, max: 1 });
+    abertos.push({ destroy: () => escuta.end() });
+    const ouvintes = async () =>
+      (await escuta.query<{ pid: number }>("select pid from pg_stat_activity where application_name = 'agente-eventos'")).rows;
+    // Both listeners up: each agent's connection shows in pg_stat_activity once it LISTENs.
+    while ((await ouvintes()).length < 2) await new Promise((resolver) => setImmediate(resolver));
+    const acordada = b.campainha.esperar('t').tocada;
+    await tarefasDeA.save(comEstado('TASK_STATE_WORKING'), anonimo());
+    await acordada;
+    // Every listener's backend killed: B reconnects and wakes every subscriber to re-read what it may have missed.
+    const depoisDaQueda = b.campainha.esperar('t').tocada;
+    await escuta.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'agente-eventos'");
+    await depoisDaQueda;
+    const deVolta = b.campainha.esperar('t').tocada;
+    await tarefasDeA.save(comEstado('TASK_STATE_COMPLETED'), anonimo());
+    await deVolta;
+    assert.ok(
+      linhas.some((linha) => /escuta de eventos perdida/.test(linha)),
+      linhas.join('\n'),
+    );
+  });
+});
+
+/** Every migration of ours, in order: a database of older code gains the later ones at start. */
+const TODAS_AS_MIGRACOES = ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo', '0004_a2a_eventos'];
+
 describe('a2a_pausas migrations (kysely Migrator)', () => {
   for (const motor of ['sqlite', 'postgres'] as const) {
     for (const comReivindicacoes of [false, true]) {
@@ -1135,14 +1297,10 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
           depois,
           comReivindicacoes ? antes : antes.map((linha) => ({ ...linha, reivindicada_ate: null, reivindicacao: null })),
         );
-        assert.deepEqual(await migracoesAplicadas(db), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo']);
+        assert.deepEqual(await migracoesAplicadas(db), TODAS_AS_MIGRACOES);
         assert.deepEqual(await armazenamento.pausas.vencidas(100, 10), comReivindicacoes ? ['b'] : [], 'the claim columns are read');
         await migrarPausas(db, motor);
-        assert.deepEqual(
-          await migracoesAplicadas(db),
-          ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo'],
-          'a later start applies nothing',
-        );
+        assert.deepEqual(await migracoesAplicadas(db), TODAS_AS_MIGRACOES, 'a later start applies nothing');
       });
     }
   }
@@ -1157,7 +1315,7 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
     await Promise.all(agentes.map((agente) => migrarPausas(agente, 'postgres')));
     const [um] = agentes;
     assert.ok(um);
-    assert.deepEqual(await migracoesAplicadas(um), ['0001_a2a_pausas', '0002_a2a_pausas_reivindicacao', '0003_push_config_id_longo']);
+    assert.deepEqual(await migracoesAplicadas(um), TODAS_AS_MIGRACOES);
     assert.equal(await new PausasNoBanco(um).total(), 0);
   });
 });

@@ -16,11 +16,21 @@ import {
   TaskPushNotificationConfig,
   type StreamResponse,
 } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { ServerCallContext, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import {
+  STATE_HEADERS_KEY,
+  ServerCallContext,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type User,
+} from '@a2a-js/sdk/server';
 import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
 import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { Atendimento } from '../src/a2a/atendimento.js';
+import { Acompanhamento } from '../src/a2a/acompanhamento.js';
+import { Campainha } from '../src/armazenamento/campainha.js';
+import { DiarioEmMemoria, MAXIMO_POR_TASK } from '../src/armazenamento/diario.js';
 import { agentCard } from '../src/a2a/card.js';
 import { Eventos } from '../src/a2a/eventos.js';
 import { ExclusaoLocal } from '../src/armazenamento/exclusao.js';
@@ -52,7 +62,9 @@ class ExecutorRoteirizado implements AgentExecutor {
 
 function montar() {
   const memoria = new TarefasEmMemoria(100);
-  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria()));
+  const diario = new DiarioEmMemoria();
+  const campainha = new Campainha();
+  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria(), diario), campainha);
   const executor = new ExecutorRoteirizado();
   const avisados: StreamResponse[] = [];
   const configs = new WebhooksEmMemoria();
@@ -73,6 +85,7 @@ function montar() {
       },
       hosts: new Set(['127.0.0.1']),
     },
+    new Acompanhamento(diario, campainha, 60_000),
     (linha) => linhas.push(linha),
   );
   return { tarefas, executor, avisados, configs, atendimento, linhas };
@@ -222,5 +235,52 @@ describe('Atendimento', () => {
       ),
       [['t', 'TASK_STATE_CANCELED']],
     );
+  });
+
+  it('SubscribeToTask with a Last-Event-ID older than the Task keeps: the Task as it is, then its events; never to another identity', async () => {
+    const { atendimento, tarefas } = montar();
+    const estadoEm = (estado: string, segundo: number) =>
+      Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: new Date(segundo * 1000).toISOString() } });
+    for (let segundo = 0; segundo <= MAXIMO_POR_TASK + 5; segundo++)
+      await tarefas.save(estadoEm('TASK_STATE_WORKING', segundo), contexto());
+    const comUltimo = (valor: string, user?: User) =>
+      new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { 'last-event-id': valor }]]), ...(user ? { user } : {}) });
+    const assinatura = atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo('1'));
+    const retrato = await assinatura.next();
+    assert.ok(!retrato.done && retrato.value.payload?.$case === 'task', 'event 1 was dropped: the whole Task instead');
+    await tarefas.save(estadoEm('TASK_STATE_COMPLETED', 999), contexto());
+    const resto: StreamResponse[] = [];
+    for await (const evento of assinatura) resto.push(evento);
+    assert.deepEqual(
+      resto.map((evento) => (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : '?')),
+      ['TASK_STATE_COMPLETED'],
+    );
+    const outra: User = { isAuthenticated: true, userName: 'outra' };
+    await assert.rejects(atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo('107', outra)).next(), TaskNotFoundError);
+  });
+
+  it('a Last-Event-ID replay goes past a pause answered since, to the Task as it is now, and ends only where it stops', async () => {
+    const { atendimento, tarefas } = montar();
+    const estados = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING'];
+    for (const [segundo, estado] of estados.entries())
+      await tarefas.save(
+        Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: new Date(segundo * 1000).toISOString() } }),
+        contexto(),
+      );
+    const comUltimo = new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { 'last-event-id': '1' }]]) });
+    const assinatura = atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo);
+    const lidos: string[] = [];
+    const nome = (evento: StreamResponse): string =>
+      (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : evento.payload?.$case) ?? '?';
+    for (let i = 0; i < 3; i++) {
+      const lido = await assinatura.next();
+      assert.ok(!lido.done);
+      lidos.push(nome(lido.value));
+    }
+    assert.deepEqual(lidos, ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING']);
+    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), contexto());
+    const resto: string[] = [];
+    for await (const evento of assinatura) resto.push(nome(evento));
+    assert.deepEqual(resto, ['TASK_STATE_COMPLETED']);
   });
 });

@@ -7,6 +7,9 @@
  *    refuses the message before it enters history;
  *  - a stream is run to its end whatever its reader does: a client gone
  *    mid-stream loses nothing, the Task finishes and is stored;
+ *  - a stream follows its Task through the event log (acompanhamento.ts)
+ *    wherever its steps run, every event with its SSE id, and a client
+ *    back with Last-Event-ID gets what it missed (see resubscribe);
  *  - a push-notification webhook is accepted only on an allowed host, a
  *    Task keeps at most a few, and their secrets are never read back.
  */
@@ -19,16 +22,26 @@ import type {
   Message,
   SendMessageRequest,
   StreamResponse,
+  SubscribeToTaskRequest,
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { DefaultRequestHandler, type AgentExecutor, type ExtendedAgentCardProvider, type ServerCallContext } from '@a2a-js/sdk/server';
+import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  DefaultRequestHandler,
+  STATE_HEADERS_KEY,
+  type AgentExecutor,
+  type ExtendedAgentCardProvider,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server';
 import { Role, TaskState } from '@a2a-js/sdk';
+import { escopoDe } from '../armazenamento/escopo.js';
+import { fimDoPedido, idDoProximoEvento } from '../http/sse.js';
+import { para, taskDoEvento, type Acompanhamento } from './acompanhamento.js';
 import { avisoDeEstado } from '../push/avisos.js';
 import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
-import type { TarefasDaPonte } from '../armazenamento/gravacao.js';
-import { TERMINAIS } from '../armazenamento/tarefas.js';
+import { posicaoNoDiario, type TarefasDaPonte } from '../armazenamento/gravacao.js';
+import { TERMINAIS, terminal } from '../armazenamento/tarefas.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import type { Passos } from './passos.js';
 
@@ -39,6 +52,29 @@ import type { Passos } from './passos.js';
  */
 const LIMITES = { contextId: 36, tenant: 255, referenceTaskIds: 16 };
 
+/** A streamed event and its sequence in its Task's log (its SSE id), when it has one. */
+interface Posicionado {
+  readonly evento: StreamResponse;
+  readonly seq: number | undefined;
+}
+
+/** Reads a snapshot at most this often while events keep arriving, then takes the last (its events may come twice). */
+const TENTATIVAS_DE_RETRATO = 3;
+
+/**
+ * The Last-Event-ID header of a reconnecting SSE client: the sequence of
+ * the last event it read. Anything but a plain non-negative integer (two
+ * headers joined, a sign, spaces) is refused: it was never an id of ours.
+ */
+function ultimoVisto(context: ServerCallContext): number | undefined {
+  const headers = context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
+  const valor = headers?.['last-event-id'];
+  if (valor === undefined) return undefined;
+  if (typeof valor !== 'string' || !/^\d{1,15}$/.test(valor))
+    throw new RequestMalformedError('Last-Event-ID invalido: deve ser o id de um evento deste stream (um inteiro nao negativo).');
+  return Number(valor);
+}
+
 export class Atendimento extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
@@ -47,6 +83,7 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly exclusao: Exclusao,
     private readonly passos: Pick<Passos, 'ler'>,
     private readonly push: Push,
+    private readonly acompanhamento: Acompanhamento,
     private readonly log: (linha: string) => void,
     /** Cancels the Task's MCP call running in this process, when it may be (see Ponte.cancelar). */
     private readonly interromper: (taskId: string) => boolean = () => false,
@@ -70,15 +107,63 @@ export class Atendimento extends DefaultRequestHandler {
 
   override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const taskId = params.message?.taskId;
-    const repassar = async (emitir: (evento: StreamResponse) => void) => {
-      for await (const evento of super.sendMessageStream(params, context)) emitir(evento);
+    // Each event is handed over right after the SDK stored it: the log's position then is its id.
+    const repassar = async (emitir: (posicionado: Posicionado) => void) => {
+      for await (const evento of super.sendMessageStream(params, context)) {
+        const daTask = taskDoEvento(evento);
+        emitir({ evento, seq: daTask === undefined ? undefined : posicaoNoDiario(context, daTask) });
+      }
     };
     // A refusal reaches the transport at the first read, before it writes any header.
-    return ateOFim(async (emitir) => {
+    const doSdk = ateOFim<Posicionado>(async (emitir) => {
       await this.conferirPedido(params, context);
       if (taskId) await this.conferirDono(taskId, context);
       await (taskId ? this.exclusao.com(taskId, () => repassar(emitir)) : repassar(emitir));
     }, this.log);
+    return this.eDepois(doSdk, context);
+  }
+
+  /**
+   * SubscribeToTask from the Task's event log, never from the in-process
+   * bus (the SDK's resubscribe yields the stored Task and then only the
+   * events of a step running in this process). Without Last-Event-ID: the
+   * Task as stored (a finished one refused, as the SDK does), then its
+   * events until it stops; a paused Task's subscription stays open for the
+   * answer's continuation, wherever it runs. With Last-Event-ID: the events
+   * after it, replayed from the log, then live ones; a finished Task's
+   * replay ends with what it keeps. An id the Task never had is refused;
+   * one older than what the Task keeps gets the Task as it is, as a new
+   * subscription does, so the client starts over from a whole state.
+   */
+  override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const taskId = params.id;
+    // The SDK's own check and words.
+    if (!taskId.trim()) throw new RequestMalformedError('Task ID is required');
+    const visto = ultimoVisto(context);
+    const escopo = escopoDe(context);
+    if (visto !== undefined) {
+      const guardados = await this.acompanhamento.extremos(taskId, escopo);
+      const task = await this.tarefas.load(taskId, context);
+      if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      const ultima = guardados?.ultima ?? 0;
+      if (visto > ultima)
+        throw new RequestMalformedError(
+          `Last-Event-ID ${String(visto)} desconhecido: o ultimo evento da Task ${taskId} e ${String(ultima)}.`,
+        );
+      if (visto >= (guardados?.primeira ?? 1) - 1) {
+        if (terminal(task)) yield* this.comIds(this.acompanhamento.guardados(taskId, escopo, visto));
+        else yield* this.comIds(this.acompanhamento.seguir(taskId, escopo, visto, fimDoPedido()));
+        return;
+      }
+    }
+    const { task, seq } = await this.retrato(taskId, escopo, context);
+    if (terminal(task) && visto === undefined)
+      throw new UnsupportedOperationError(
+        `Task ${taskId} is in a terminal state (${String(task.status?.state)}) and cannot be subscribed to.`,
+      );
+    idDoProximoEvento(seq);
+    yield { payload: { $case: 'task', value: task } };
+    if (!terminal(task)) yield* this.comIds(this.acompanhamento.seguir(taskId, escopo, seq, fimDoPedido()));
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -129,6 +214,48 @@ export class Atendimento extends DefaultRequestHandler {
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     const lista = await super.listTaskPushNotificationConfigs(params, context);
     return { ...lista, configs: lista.configs.map(semSegredos) };
+  }
+
+  /**
+   * The SDK's events, and after them, when the step went on elsewhere (its
+   * call's outcome uncertain, replayed by a sweep on any agent; a message
+   * to a Task another agent is running), the Task's events from the log
+   * until it stops, while the client is there.
+   */
+  private async *eDepois(doSdk: AsyncGenerator<Posicionado, void, undefined>, context: ServerCallContext) {
+    let ultimo: Posicionado | undefined;
+    for await (const posicionado of doSdk) {
+      idDoProximoEvento(posicionado.seq);
+      yield posicionado.evento;
+      ultimo = posicionado;
+    }
+    const taskId = ultimo && taskDoEvento(ultimo.evento);
+    if (!ultimo || ultimo.seq === undefined || taskId === undefined || para(ultimo.evento)) return;
+    yield* this.comIds(this.acompanhamento.seguir(taskId, escopoDe(context), ultimo.seq, fimDoPedido()));
+  }
+
+  /** Each event of the log with its sequence as SSE id. */
+  private async *comIds(anotados: AsyncGenerator<{ readonly seq: number; readonly evento: StreamResponse }, void, undefined>) {
+    for await (const { seq, evento } of anotados) {
+      idDoProximoEvento(seq);
+      yield evento;
+    }
+  }
+
+  /**
+   * The Task as stored and the log position it reflects: the position read
+   * before and after the Task, again if an event came between. Past the
+   * tries, the position read before: an event may then come twice, never
+   * be missed.
+   */
+  private async retrato(taskId: string, escopo: string, context: ServerCallContext): Promise<{ task: Task; seq: number }> {
+    for (let tentativa = 1; ; tentativa++) {
+      const antes = (await this.acompanhamento.extremos(taskId, escopo))?.ultima ?? 0;
+      const task = await this.tarefas.load(taskId, context);
+      if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      const depois = (await this.acompanhamento.extremos(taskId, escopo))?.ultima ?? 0;
+      if (antes === depois || tentativa === TENTATIVAS_DE_RETRATO) return { task, seq: antes };
+    }
   }
 
   /**

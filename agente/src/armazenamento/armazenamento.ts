@@ -1,8 +1,9 @@
 /**
- * Where Tasks, their pauses and their turns live. By default in memory,
- * bounded; with TASKS_DB (a SQLite file or a postgres:// URL) in a database
- * through the SDK's DatabaseTaskStore, so a paused Task survives an agent
- * restart, and on PostgreSQL several agents share Tasks and take turns.
+ * Where Tasks, their pauses, their turns and their events live. By default
+ * in memory, bounded; with TASKS_DB (a SQLite file or a postgres:// URL) in
+ * a database through the SDK's DatabaseTaskStore, so a paused Task survives
+ * an agent restart, and on PostgreSQL several agents share Tasks, take
+ * turns and hear each other's events.
  */
 import type { PushNotificationStore, TaskStore } from '@a2a-js/sdk/server';
 import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
@@ -10,6 +11,8 @@ import type { Kysely } from 'kysely';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
+import { Campainha, escutarNoPostgres } from './campainha.js';
+import { DiarioEmMemoria, DiarioNoBanco, type Diario, type TabelaDeEventos } from './diario.js';
 import { TarefasEmMemoria } from './tarefas.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../push/webhooks.js';
 
@@ -19,8 +22,12 @@ export interface Armazenamento {
   readonly webhooks: PushNotificationStore;
   readonly pausas: Pausas;
   readonly exclusao: Exclusao;
-  /** Runs `escrita` on a Task store and a step store whose writes land together or not at all. */
-  readonly juntos: (escrita: (tarefas: TaskStore, pausas: Pausas) => Promise<void>) => Promise<void>;
+  /** Each Task's events, for its subscribers on any agent of this store. */
+  readonly diario: Diario;
+  /** Rung when a Task's events may have grown: by this process's commits, and on PostgreSQL by every agent's. */
+  readonly campainha: Campainha;
+  /** Runs `escrita` on a Task store, a step store and an event log whose writes land together or not at all. */
+  readonly juntos: (escrita: (tarefas: TaskStore, pausas: Pausas, diario: Diario) => Promise<void>) => Promise<void>;
   readonly descricao: string;
   /** Closes the database connections, if any. */
   fechar(): Promise<void>;
@@ -34,7 +41,11 @@ export interface OpcoesDeArmazenamento {
   readonly aoPerderConexao: (erro: Error) => void;
   /** A Task the memory store forgot (past its cap): what else is kept of it goes too. */
   readonly aoEsquecer?: (taskId: string) => void;
+  /** The event listener's connection lost or back (PostgreSQL). */
+  readonly log?: (linha: string) => void;
 }
+
+type Tabelas = TabelaDePausas & TabelaDeEventos;
 
 const ehPostgres = (banco: string) => /^postgres(ql)?:\/\//.test(banco);
 
@@ -43,11 +54,14 @@ export async function abrirArmazenamento({
   maxTarefas,
   aoPerderConexao,
   aoEsquecer,
+  log = () => undefined,
 }: OpcoesDeArmazenamento): Promise<Armazenamento> {
   if (!banco) {
     const webhooks = new WebhooksEmMemoria();
+    const diario = new DiarioEmMemoria();
     const tarefas = new TarefasEmMemoria(maxTarefas, (taskId) => {
       webhooks.esquecer(taskId);
+      diario.esquecer(taskId);
       aoEsquecer?.(taskId);
     });
     const pausas = new PausasEmMemoria();
@@ -56,8 +70,10 @@ export async function abrirArmazenamento({
       webhooks,
       pausas,
       exclusao: new ExclusaoLocal(),
+      diario,
+      campainha: new Campainha(),
       // Nothing of memory outlives the process: writes made one after the other cannot be seen half done.
-      juntos: (escrita) => escrita(tarefas, pausas),
+      juntos: (escrita) => escrita(tarefas, pausas, diario),
       descricao: `memoria (ate ${maxTarefas} Tasks)`,
       fechar: () => Promise.resolve(),
     };
@@ -78,40 +94,70 @@ export async function abrirArmazenamento({
       new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' })
         .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
-    const db = new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
+    const db = new Kysely<Tabelas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
     await migrarPausas(db, 'postgres');
-    return noSql(
-      db,
-      new ExclusaoNoPostgres(pool(20)),
-      `PostgreSQL (${urlSemSenha(banco)})`,
-      DatabaseTaskStore,
-      DatabasePushNotificationStore,
+    const campainha = new Campainha();
+    // One connection of its own, outside the pools: LISTEN holds it for the agent's life.
+    const escuta = escutarNoPostgres(
+      () => new pg.Client({ connectionString: banco, connectionTimeoutMillis: 5000, application_name: 'agente-eventos' }),
+      campainha,
+      log,
     );
+    return noSql(db, {
+      exclusao: new ExclusaoNoPostgres(pool(20)),
+      campainha,
+      anunciar: true,
+      descricao: `PostgreSQL (${urlSemSenha(banco)})`,
+      fecharAntes: () => escuta.fechar(),
+      Tarefas: DatabaseTaskStore,
+      Webhooks: DatabasePushNotificationStore,
+    });
   }
   await migrarTabelasDoSdk(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
-  const db = new Kysely<TabelaDePausas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
+  const db = new Kysely<Tabelas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
   await migrarPausas(db, 'sqlite');
-  // A SQLite file serves one agent: turns are taken in this process only.
-  return noSql(db, new ExclusaoLocal(), `SQLite (${banco})`, DatabaseTaskStore, DatabasePushNotificationStore);
+  // A SQLite file serves one agent: turns are taken, and subscribers woken, in this process only.
+  return noSql(db, {
+    exclusao: new ExclusaoLocal(),
+    campainha: new Campainha(),
+    anunciar: false,
+    descricao: `SQLite (${banco})`,
+    fecharAntes: () => Promise.resolve(),
+    Tarefas: DatabaseTaskStore,
+    Webhooks: DatabasePushNotificationStore,
+  });
+}
+
+interface PartesDoSql {
+  readonly exclusao: Exclusao;
+  readonly campainha: Campainha;
+  /** Whether each append is announced to other agents (PostgreSQL's NOTIFY). */
+  readonly anunciar: boolean;
+  readonly descricao: string;
+  readonly fecharAntes: () => Promise<void>;
+  readonly Tarefas: typeof DatabaseTaskStore;
+  readonly Webhooks: typeof DatabasePushNotificationStore;
 }
 
 /** The SDK's stores and ours on one kysely database; `juntos` is one transaction of it. */
 function noSql(
-  db: Kysely<TabelaDePausas>,
-  exclusao: Exclusao,
-  descricao: string,
-  Tarefas: typeof DatabaseTaskStore,
-  Webhooks: typeof DatabasePushNotificationStore,
+  db: Kysely<Tabelas>,
+  { exclusao, campainha, anunciar, descricao, fecharAntes, Tarefas, Webhooks }: PartesDoSql,
 ): Armazenamento {
   return {
     tarefas: new Tarefas(db),
     webhooks: new WebhooksNoBanco(new Webhooks(db)),
     pausas: new PausasNoBanco(db),
     exclusao,
+    diario: new DiarioNoBanco(db, anunciar),
+    campainha,
     // A transaction is a Kysely to the SDK's store at run time; only their typings differ (jsonAgg).
-    juntos: (escrita) => db.transaction().execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx))),
+    juntos: (escrita) =>
+      db
+        .transaction()
+        .execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx), new DiarioNoBanco(trx, anunciar))),
     descricao,
-    fechar: () => db.destroy(),
+    fechar: () => fecharAntes().then(() => db.destroy()),
   };
 }

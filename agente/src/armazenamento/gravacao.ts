@@ -1,6 +1,7 @@
 /**
  * How a Task's states reach its store: each with what goes to the Task's
- * open step in the same transaction, told to whoever waits for it, and a
+ * open step and what it adds to the Task's event log in the same
+ * transaction, told to whoever waits for it and to subscribers, and a
  * terminal state the SDK writes by itself refused while a step is open.
  */
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
@@ -8,6 +9,9 @@ import { A2AError } from '@a2a-js/sdk/errors';
 import type { Task, TaskState, ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
 import type { Armazenamento } from './armazenamento.js';
 import { BancoIndisponivel, noBanco } from './banco.js';
+import type { Campainha } from './campainha.js';
+import { escopoDe } from './escopo.js';
+import { mudancas } from './mudancas.js';
 import type { Pausas } from './pausas.js';
 import { terminal } from './tarefas.js';
 
@@ -37,6 +41,19 @@ interface Espera {
   readonly terminar: (erro?: Error) => void;
 }
 
+/** Where a request's saves left each Task's event log, kept in the request's own state (see posicaoNoDiario). */
+const POSICOES = 'a2a-ponte:posicoes-no-diario';
+
+/**
+ * The log sequence of the Task's last event as this request's saves left
+ * it: the id of the event the SDK streams right after a save. Undefined
+ * when this request saved nothing of the Task.
+ */
+export function posicaoNoDiario(context: ServerCallContext, taskId: string): number | undefined {
+  const posicoes = context.state.get(POSICOES) as Map<string, number> | undefined;
+  return posicoes?.get(taskId);
+}
+
 /**
  * The Task store as the SDK sees it, telling who waits that a state is
  * stored (or could not be): the SDK stores events some time after the
@@ -44,7 +61,8 @@ interface Espera {
  * before it asks MCP for anything, and before its turn ends. A change to
  * the Task's open step is written with the state it goes with, in one
  * transaction: a Task's state and its step never disagree, whenever a
- * process dies.
+ * process dies. Each save appends what it changed to the Task's event log
+ * in that transaction too, and rings the subscribers once committed.
  */
 export class TarefasDaPonte implements TaskStore {
   private readonly esperas = new Map<string, Espera[]>();
@@ -52,6 +70,7 @@ export class TarefasDaPonte implements TaskStore {
   constructor(
     private readonly tarefas: TaskStore,
     private readonly juntos: Armazenamento['juntos'],
+    private readonly campainha?: Pick<Campainha, 'tocar'>,
   ) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
@@ -59,20 +78,24 @@ export class TarefasDaPonte implements TaskStore {
     const junto =
       esperas.find((espera) => espera.estado === task.status?.state && espera.junto)?.junto ??
       (terminal(task) ? semPassoAberto(task.id) : undefined);
+    let posicao = 0;
     try {
-      if (junto)
-        await noBanco(
-          this.juntos(async (tarefas, pausas) => {
-            // The step's change first: in memory, a change refused leaves the Task as it was, as a rollback does in SQL.
-            await junto(pausas);
-            await tarefas.save(task, context);
-          }),
-        );
-      else await noBanco(this.tarefas.save(task, context));
+      await noBanco(
+        this.juntos(async (tarefas, pausas, diario) => {
+          // The step's change first: in memory, a change refused leaves the Task as it was, as a rollback does in SQL.
+          await junto?.(pausas);
+          const antes = await tarefas.load(task.id, context);
+          await tarefas.save(task, context);
+          posicao = await diario.anotar(task.id, escopoDe(context), mudancas(antes, task));
+        }),
+      );
     } catch (erro) {
       for (const espera of esperas) espera.terminar(erro as Error);
       throw erro;
     }
+    const posicoes = (context.state.get(POSICOES) as Map<string, number> | undefined) ?? new Map<string, number>();
+    context.state.set(POSICOES, posicoes.set(task.id, posicao));
+    this.campainha?.tocar(task.id);
     for (const espera of esperas) if (espera.estado === task.status?.state) espera.terminar();
   }
 

@@ -2,7 +2,7 @@
  * The database's schema, made or brought up to date when the agent opens
  * it, by kysely's Migrator: the SDK's tables (tasks, push_notification_configs)
  * by the SDK's own tool, which runs it over the migrations the SDK ships;
- * ours (a2a_pausas, and the webhook id's width) here, over migrations written in this file, because the
+ * ours (a2a_pausas, a2a_eventos, and the webhook id's width) here, over migrations written in this file, because the
  * agent is bundled into one file and has no migration folder to read.
  * Loaded only by an agent with TASKS_DB, as kysely is.
  */
@@ -49,6 +49,7 @@ export async function migrarTabelasDoSdk(urlDoBanco: string): Promise<void> {
 }
 
 const PAUSAS = 'a2a_pausas';
+const EVENTOS = 'a2a_eventos';
 
 /**
  * Both engines' columns exist whatever made the table: an agent before
@@ -95,19 +96,34 @@ const migracoes = (motor: Motor): Readonly<Record<string, Migration>> => ({
       );
     },
   },
+  // Each Task's events for its subscribers (diario.ts): a table of its own, so a database of older code only gains it.
+  '0004_a2a_eventos': {
+    async up(db) {
+      await db.schema
+        .createTable(EVENTOS)
+        .ifNotExists()
+        .addColumn('task_id', 'varchar(255)', (coluna) => coluna.notNull())
+        .addColumn('seq', 'bigint', (coluna) => coluna.notNull())
+        .addColumn('escopo', 'text', (coluna) => coluna.notNull())
+        .addColumn('evento', 'text', (coluna) => coluna.notNull())
+        .addPrimaryKeyConstraint(`${EVENTOS}_pk`, ['task_id', 'seq'])
+        .execute();
+    },
+  },
 });
 
 export type Motor = 'postgres' | 'sqlite';
 
 /**
- * Applies what the ledger (a2a_pausas_migracoes) lacks. On PostgreSQL
+ * Applies what the ledger (a2a_pausas_migracoes, named for its first
+ * table; it also keeps a2a_eventos) lacks. On PostgreSQL
  * kysely holds a session advisory lock for the whole run, one key for
  * every Migrator on the database, and migrates in one transaction: of
  * agents starting together, one migrates, the others wait and then find
  * the ledger full. On SQLite it takes no lock: a file serves one agent.
  * The lock table is the one the SDK's tool makes, so no other is added.
  */
-export async function migrarPausas(db: Kysely<TabelaDePausas>, motor: Motor): Promise<void> {
+export async function migrarPausas<Tabelas extends TabelaDePausas>(db: Kysely<Tabelas>, motor: Motor): Promise<void> {
   const { error: erro, results: resultados } = await new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migracoes(motor)) },

@@ -95,14 +95,14 @@ function comMensagemContida(valor: unknown): unknown {
 
 /**
  * A stream's last event, from the text the SDK wrote it as: `data: <json>`,
- * after `event: error` for an error. The SDK's express handlers iterate the
+ * after `event: error` for an error, and after its `id:` line (sse.ts). The SDK's express handlers iterate the
  * request handler's events and serialize each inside themselves, so the
  * written text is the only place this layer sees a streamed event; it is
  * read once, when the stream ends.
  */
 function ultimoEvento(escrito: unknown): unknown {
   const texto = typeof escrito === 'string' ? escrito : Buffer.isBuffer(escrito) ? escrito.toString() : '';
-  return lerJson(texto.replace(/^(event: \w+\n)?data: /, ''));
+  return lerJson(texto.replace(/^(id: \d+\n)?(event: \w+\n)?data: /, ''));
 }
 
 /** Which error form a path's routes answer in: HTTP+JSON's under its base and for the console's data, JSON-RPC's elsewhere. */

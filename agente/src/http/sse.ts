@@ -1,0 +1,45 @@
+/**
+ * SSE event ids on the A2A streams. The SDK's express handlers write each
+ * streamed event themselves, as `data: <json>\n\n` with no `id:` line
+ * (formatSSEEvent in @a2a-js/sdk/dist/server/express); the request
+ * handler knows each event's place in its Task's log. Through the
+ * request's slot the handler names the id of the event it hands out next,
+ * and the SDK's next `data:` write carries it: the event's JSON is the
+ * SDK's, byte for byte. The slot also says when the client is gone, so a
+ * stream that follows a Task stops waiting for it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestHandler, Response } from 'express';
+
+interface Fluxo {
+  proximoId: number | undefined;
+  readonly fim: AbortSignal;
+}
+
+const fluxoAtual = new AsyncLocalStorage<Fluxo>();
+
+/** In front of the SDK's handlers: each `data:` write takes the id named for it, if any. */
+export function idsNosEventos(): RequestHandler {
+  return (_req, res, next) => {
+    const fim = new AbortController();
+    res.once('close', () => fim.abort());
+    const fluxo: Fluxo = { proximoId: undefined, fim: fim.signal };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    res.write = ((parte: unknown, ...resto: unknown[]) => {
+      const id = fluxo.proximoId;
+      fluxo.proximoId = undefined;
+      const evento = id !== undefined && typeof parte === 'string' && parte.startsWith('data: ');
+      return write(evento ? `id: ${String(id)}\n${parte}` : parte, ...resto);
+    }) as Response['write'];
+    fluxoAtual.run(fluxo, next);
+  };
+}
+
+/** The id of the event the current request's stream writes next; undefined writes none. */
+export function idDoProximoEvento(id: number | undefined): void {
+  const fluxo = fluxoAtual.getStore();
+  if (fluxo) fluxo.proximoId = id;
+}
+
+/** Aborted when the current request's client is gone; undefined outside a request. */
+export const fimDoPedido = (): AbortSignal | undefined => fluxoAtual.getStore()?.fim;
