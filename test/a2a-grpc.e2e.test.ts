@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { createServer } from 'node:http';
-import { StreamResponse } from '@a2a-js/sdk';
+import { SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { Client as ClienteGrpc, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
@@ -20,6 +20,7 @@ import { a2a, tarefa } from './apoio/a2a.js';
 // In the order the tests first use them.
 import {
   clienteOficial,
+  mensagem,
   texto,
   comoTarefa,
   nomeDoEstado,
@@ -194,7 +195,7 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     }
   });
 
-  it("errors as gRPC status codes: NOT_FOUND, INVALID_ARGUMENT (the SDK's, ours, bytes that are no protobuf), RESOURCE_EXHAUSTED past 64 KiB; the agent goes on", async () => {
+  it("errors as gRPC status codes: NOT_FOUND, INVALID_ARGUMENT (the SDK's, ours, incomplete messages, bytes that are no protobuf), RESOURCE_EXHAUSTED past 64 KiB; the agent goes on", async () => {
     assert.deepEqual(await statusDa(cliente.getTask({ id: NUNCA_EXISTIU, tenant: '' })), {
       codigo: 'NOT_FOUND',
       nome: 'TaskNotFoundError',
@@ -214,12 +215,25 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
         () => cliente.createTaskPushNotificationConfig(configDePush(pausa.id, 'http://10.0.0.7:8080/hook')),
         'Webhook recusado: o host "10.0.0.7" na porta 8080 nao esta em AGENTE_PUSH_HOSTS',
       ],
+      // Messages missing what A2A requires (§5.7), as on the HTTP bindings: no Task is made.
+      [() => cliente.sendMessage(mensagem([])), 'message.parts deve ter ao menos uma parte (text, data, url ou raw).'],
+      [
+        () => cliente.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: randomUUID(), parts: [{ text: 'listar salas' }] } })),
+        'message.role deve ser ROLE_USER ou ROLE_AGENT.',
+      ],
+      [
+        () => cliente.createTaskPushNotificationConfig({ ...configDePush(pausa.id, 'http://127.0.0.1:9/gancho'), id: 'x'.repeat(256) }),
+        'O id do webhook tem mais de 255 caracteres.',
+      ],
     ];
-    for (const [pedir, mensagem] of invalidos) {
+    for (const [pedir, esperada] of invalidos) {
       const recusa = await statusDa(pedir());
-      assert.deepEqual([recusa.codigo, recusa.nome], ['INVALID_ARGUMENT', 'RequestMalformedError'], mensagem);
-      assert.ok(recusa.mensagem.includes(mensagem), recusa.mensagem);
+      assert.deepEqual([recusa.codigo, recusa.nome], ['INVALID_ARGUMENT', 'RequestMalformedError'], esperada);
+      assert.ok(recusa.mensagem.includes(esperada), recusa.mensagem);
     }
+    const nomeado = `test_create_push_config_${randomUUID()}`;
+    const criada = await cliente.createTaskPushNotificationConfig({ ...configDePush(pausa.id, 'http://127.0.0.1:9/gancho'), id: nomeado });
+    assert.equal(criada.id, nomeado, 'a push config id may be a name longer than a UUID');
     const lixo = await chamarCru(enderecoGrpc(processos.agente), GET_TASK, Buffer.from([0xff, 0xff, 0xff]));
     assert.deepEqual(lixo, { codigo: 'INVALID_ARGUMENT', mensagem: `Invalid params: a mensagem nao e o protobuf de ${GET_TASK}` });
     // Refused by grpc-js itself, before any handler: a message over the HTTP bindings' 64 KiB body limit, a method A2A has not.
