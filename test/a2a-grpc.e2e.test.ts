@@ -273,11 +273,20 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     );
   });
 
-  it('SIGTERM closes the gRPC listener with the HTTP one: the agent exits 0', async () => {
+  it('SIGTERM closes the gRPC listener with the HTTP one: subscriptions to a paused Task on both end cleanly, and the agent exits 0', async () => {
     const outro = await iniciarAgente(processos.mcp.url, COM_GRPC);
     const doOutro = await clienteOficial(outro.url, 'GRPC');
     await doOutro.sendMessage(texto('listar salas'));
-    assert.equal(await outro.parar(), 0);
+    await doOutro.sendMessage(texto(reserva('sala-fusca', '2028-01-09', 'Marty')));
+    const pausa = comoTarefa(await doOutro.sendMessage(texto(reserva('sala-fusca', '2028-01-09', 'Biff'))));
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED');
+    // Each follows the paused Task (it would wait for the answer); both are open before the signal.
+    const porGrpc = leitor(doOutro.resubscribeTask({ id: pausa.id, tenant: '' }));
+    const porSse = leitor((await clienteOficial(outro.url, 'HTTP+JSON')).resubscribeTask({ id: pausa.id, tenant: '' }));
+    await Promise.all([porGrpc.ate(() => true), porSse.ate(() => true)]);
+    // Ended by the agent at the signal, not cut by its forced exit: no error, nothing more.
+    const [codigo, restoGrpc, restoSse] = await Promise.all([outro.parar(), porGrpc.resto(), porSse.resto()]);
+    assert.deepEqual([codigo, restoGrpc, restoSse], [0, [], []]);
   });
 });
 

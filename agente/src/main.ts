@@ -26,7 +26,7 @@ import { assinaturaDoCard } from './a2a/assinatura.js';
 import { provedorDoCardEstendido } from './a2a/estendido.js';
 import { Vitrine } from './http/vitrine.js';
 import { Acompanhamento } from './a2a/acompanhamento.js';
-import { idsNosEventos } from './http/sse.js';
+import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -236,5 +236,6 @@ executarProcesso('agente', async () => {
     await grpc?.fechar();
     await Promise.all([push.avisos.ocioso(), catalogo?.fechar()]);
   };
-  return { servidor, aoEncerrar };
+  // Streams that follow a Task end at the signal: else they would hold the close until the forced exit.
+  return { servidor, aoEncerrar, aoParar: encerrarFluxos };
 });

@@ -1235,6 +1235,40 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
     });
   }
 
+  it('on PostgreSQL, a save of a Task while another agent appends to its log waits for it and numbers after it, instead of failing whole', async () => {
+    const banco = await postgres.novoBanco(`juntas_${randomUUID().replaceAll('-', '')}`);
+    const [a, b] = await Promise.all([
+      abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined }),
+      abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined }),
+    ]);
+    const espia = poolDeTeste({ connectionString: banco, max: 1 });
+    abertos.push({ destroy: () => a.fechar() }, { destroy: () => b.fechar() }, { destroy: () => espia.end() });
+    const esperandoLock = async () =>
+      (await espia.query("select 1 from pg_stat_activity where wait_event_type = 'Lock' and application_name = 'agente'")).rows.length;
+    // A's append held open (no turn between them: a step whose turn's connection was lost goes on).
+    let soltar = (): void => undefined;
+    const segurada = new Promise<void>((resolver) => (soltar = resolver));
+    const deA = a.juntos(async (_tarefas, _pausas, diario) => {
+      await diario.ocupar('t');
+      await diario.anotar('t', ESCOPO_ANONIMO, [estadoDe('t', 'TASK_STATE_WORKING')]);
+      await segurada;
+    });
+    while ((await espia.query("select 1 from pg_locks where locktype = 'advisory' and granted")).rows.length === 0)
+      await new Promise((resolver) => setImmediate(resolver));
+    const deB = new TarefasDaPonte(b.tarefas, b.juntos, b.campainha).save(comEstado('TASK_STATE_WORKING'), anonimo());
+    while ((await esperandoLock()) === 0) await new Promise((resolver) => setImmediate(resolver));
+    soltar();
+    await Promise.all([deA, deB]);
+    const lidos = await a.diario.ler('t', ESCOPO_ANONIMO, 0, 10);
+    assert.deepEqual(
+      lidos.map(({ seq, evento }) => [seq, evento.payload?.$case]),
+      [
+        [1, 'statusUpdate'],
+        [2, 'task'],
+      ],
+    );
+  });
+
   it('on PostgreSQL, an event committed by one agent wakes the subscribers of another, and a lost LISTEN connection comes back', async () => {
     const banco = await postgres.novoBanco(`escuta_${randomUUID().replaceAll('-', '')}`);
     const linhas: string[] = [];

@@ -53,13 +53,16 @@ export interface Iniciado {
   readonly servidor: Server;
   /** Work that outlives the requests (deliveries in flight), awaited after them, within the same deadline. */
   readonly aoEncerrar?: () => Promise<void>;
+  /** Told at the signal, before the server closes: requests that would wait for ever (streams that follow a Task) end now. */
+  readonly aoParar?: () => void;
 }
 
 export function executarProcesso(nome: string, iniciar: () => Promise<Iniciado>): void {
   iniciar().then(
-    ({ servidor, aoEncerrar = () => Promise.resolve() }) => {
+    ({ servidor, aoEncerrar = () => Promise.resolve(), aoParar }) => {
       const parar = (sinal: string) => {
         log(`${nome}: ${sinal}, encerrando`);
+        aoParar?.();
         servidor.close(() => void aoEncerrar().finally(() => process.exit(0)));
         servidor.closeIdleConnections();
         setTimeout(() => process.exit(0), PRAZO_PARA_ENCERRAR_MS).unref();

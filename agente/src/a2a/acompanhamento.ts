@@ -21,6 +21,22 @@ const PARADAS: ReadonlySet<TaskState> = new Set([...TERMINAIS, TaskState.TASK_ST
 /** Events read per query: a Task keeps at most MAXIMO_POR_TASK anyway. */
 const LOTE = 50;
 
+/**
+ * A follow reads the log again this long after its last read even unwoken:
+ * a LISTEN connection gone half-open (a network cut with no reset) raises
+ * no error and wakes no one, and the log is the truth anyway.
+ */
+const RELEITURA_MS = 30_000;
+
+/** False after `ms`, unless `cancelar` comes first (then the timer is gone). */
+function releitura(ms: number): { readonly vencida: Promise<false>; cancelar(): void } {
+  let relogio: NodeJS.Timeout | undefined;
+  const vencida = new Promise<false>((resolver) => {
+    relogio = setTimeout(() => resolver(false), ms);
+  });
+  return { vencida, cancelar: () => clearTimeout(relogio) };
+}
+
 /** The Task state an event carries, if it carries one. */
 export function estadoDoEvento(evento: StreamResponse): TaskState | undefined {
   const { payload } = evento;
@@ -90,6 +106,8 @@ export class Acompanhamento {
   async *seguir(taskId: string, escopo: string, depoisDe: number, fim?: AbortSignal): AsyncGenerator<Anotado, void, undefined> {
     const prazo = AbortSignal.timeout(this.duracaoMaximaMs);
     const basta = aoAbortar(fim ? AbortSignal.any([prazo, fim]) : prazo);
+    // One reaction to the end for the whole follow, not one more at every wake.
+    const acabou = basta.abortado.then(() => true);
     let posicao = depoisDe;
     let parada = false;
     try {
@@ -102,7 +120,9 @@ export class Acompanhamento {
         });
         if (lidos.length === 0) {
           // Stopped, and nothing stored after: the end. A stop followed by more (a replay past a pause since answered) goes on.
-          const parou = parada || (await Promise.race([espera.tocada.then(() => false), basta.abortado.then(() => true)]));
+          const vigia = releitura(RELEITURA_MS);
+          const parou = parada || (await Promise.race([espera.tocada.then(() => false), vigia.vencida, acabou]));
+          vigia.cancelar();
           espera.desistir();
           if (parou) return;
           continue;

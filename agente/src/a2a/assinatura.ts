@@ -74,6 +74,9 @@ export function lerChaveDoCard(variavel: string, caminho: string): ChaveDoCard {
     throw recusar('a chave privada esta cifrada com senha; use uma sem senha (o arquivo deve ser legivel so pelo agente)');
   if (/-----BEGIN (RSA )?PUBLIC KEY-----|-----BEGIN CERTIFICATE-----/.test(texto))
     throw recusar('o arquivo tem uma chave publica ou um certificado; o card e assinado com a chave privada');
+  // createPrivateKey reads the first key and ignores the rest: which one signs would be a guess.
+  if ((texto.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/g) ?? []).length > 1)
+    throw recusar('o arquivo tem mais de uma chave privada; deixe so a que assina o card');
   let privada: KeyObject;
   try {
     privada = createPrivateKey(texto);

@@ -99,7 +99,7 @@ export async function abrirArmazenamento({
     const campainha = new Campainha();
     // One connection of its own, outside the pools: LISTEN holds it for the agent's life.
     const escuta = escutarNoPostgres(
-      () => new pg.Client({ connectionString: banco, connectionTimeoutMillis: 5000, application_name: 'agente-eventos' }),
+      () => new pg.Client({ connectionString: banco, connectionTimeoutMillis: 5000, application_name: 'agente-eventos', keepAlive: true }),
       campainha,
       log,
     );

@@ -41,6 +41,14 @@ export interface Extremos {
 
 export interface Diario {
   /**
+   * Holds the Task's log for the rest of the transaction, before the save
+   * reads the Task it changes: two saves of one Task (a step whose turn was
+   * lost with its connection goes on; see exclusao.ts) then number their
+   * events one after the other instead of both taking the same next number
+   * and one failing whole.
+   */
+  ocupar(taskId: string): Promise<void>;
+  /**
    * Appends `eventos` after the Task's last, filed under `escopo`, and drops
    * what falls past the bound. Answers the Task's last sequence, 0 when it
    * has none (also when `eventos` is empty: where a subscriber stands now).
@@ -68,6 +76,11 @@ export class DiarioEmMemoria implements Diario {
   private readonly comEventos = new Map<string, DaTask>();
 
   constructor(private readonly maximoDeTasks = TASKS_COM_EVENTOS_NA_MEMORIA) {}
+
+  /** One process, and its saves of a Task run one at a time (no await between its read and its append). */
+  ocupar(): Promise<void> {
+    return Promise.resolve();
+  }
 
   anotar(taskId: string, escopo: string, eventos: readonly StreamResponse[]): Promise<number> {
     const daTask = this.porTask.get(taskId) ?? { escopo, primeira: 1, textos: [] };
@@ -136,8 +149,18 @@ export class DiarioNoBanco implements Diario {
   constructor(
     /** A database or one transaction of it (kysely types the two apart). */
     private readonly db: Pick<Kysely<TabelaDeEventos>, 'selectFrom' | 'insertInto' | 'deleteFrom' | 'getExecutor'>,
-    private readonly anunciar: boolean,
+    /** PostgreSQL: appends announced with NOTIFY, saves of one Task held apart by an advisory lock. */
+    private readonly noPostgres: boolean,
   ) {}
+
+  /**
+   * On PostgreSQL a transaction-scoped advisory lock of its own key (seed 1:
+   * the turn's lock, exclusao.ts, is seed 0 and is held by the turn while it
+   * saves, so the same key would wait on itself). SQLite has one writer.
+   */
+  async ocupar(taskId: string): Promise<void> {
+    if (this.noPostgres) await sql`select pg_advisory_xact_lock(hashtextextended(${taskId}, 1))`.execute(this.db);
+  }
 
   async anotar(taskId: string, escopo: string, eventos: readonly StreamResponse[]): Promise<number> {
     const { ultima } = await this.db
@@ -159,7 +182,7 @@ export class DiarioNoBanco implements Diario {
         .where('seq', '<=', agora - MAXIMO_POR_TASK)
         .execute();
     // Delivered by PostgreSQL when the transaction commits, never before, and not at all if it rolls back.
-    if (this.anunciar) await sql`select pg_notify(${CANAL_DE_EVENTOS}, ${taskId})`.execute(this.db);
+    if (this.noPostgres) await sql`select pg_notify(${CANAL_DE_EVENTOS}, ${taskId})`.execute(this.db);
     return agora;
   }
 

@@ -82,6 +82,7 @@ export class TarefasDaPonte implements TaskStore {
     try {
       await noBanco(
         this.juntos(async (tarefas, pausas, diario) => {
+          await diario.ocupar(task.id);
           // The step's change first: in memory, a change refused leaves the Task as it was, as a rollback does in SQL.
           await junto?.(pausas);
           const antes = await tarefas.load(task.id, context);

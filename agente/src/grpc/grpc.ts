@@ -36,6 +36,7 @@ import { mensagemContida } from 'compartilhado/entrada';
 import { objeto } from 'compartilhado/log';
 import type { Portaria } from '../http/acesso.js';
 import { linhaDoPedido, noRegistro, problemaNoPedido, type Registro } from '../http/http.js';
+import { noFluxo } from '../http/sse.js';
 
 export interface ServidorGrpc {
   /** The port bound: AGENTE_GRPC_PORTA, or the free one 0 took. */
@@ -96,6 +97,9 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
   return (metodo, chamada) => {
     const comeco = performance.now();
     const registro: Registro = {};
+    // A client's cancel ends what its call follows (a subscribed Task), as a closed HTTP response does.
+    const cancelada = new AbortController();
+    const naChamada = (seguir: () => void) => noFluxo(cancelada.signal, () => noRegistro(registro, seguir));
     let metadados: Metadata | undefined;
     let pedido: unknown;
     let respondido: unknown;
@@ -143,11 +147,14 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
         }
         pedido = mensagem;
         const problema = problemaNoPedido(mensagem, objeto(mensagem) ?? {});
-        if (problema === undefined) noRegistro(registro, () => seguir(mensagem));
+        if (problema === undefined) naChamada(() => seguir(mensagem));
         else invalido(problema);
       })
-      .withOnReceiveHalfClose((seguir) => noRegistro(registro, seguir))
-      .withOnCancel(() => escrever(Status.CANCELLED, false))
+      .withOnReceiveHalfClose((seguir) => naChamada(seguir))
+      .withOnCancel(() => {
+        cancelada.abort();
+        escrever(Status.CANCELLED, false);
+      })
       .build();
     const interceptada = new ServerInterceptingCall(
       chamada,

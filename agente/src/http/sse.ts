@@ -18,12 +18,20 @@ interface Fluxo {
 
 const fluxoAtual = new AsyncLocalStorage<Fluxo>();
 
+/**
+ * Aborted when the agent stops: a follow (a paused Task's subscription)
+ * would otherwise hold the server's close until the forced exit, and the
+ * work after it (pending pushes, the gRPC drain) would never run.
+ */
+const encerramento = new AbortController();
+export const encerrarFluxos = (): void => encerramento.abort();
+
 /** In front of the SDK's handlers: each `data:` write takes the id named for it, if any. */
 export function idsNosEventos(): RequestHandler {
   return (_req, res, next) => {
     const fim = new AbortController();
     res.once('close', () => fim.abort());
-    const fluxo: Fluxo = { proximoId: undefined, fim: fim.signal };
+    const fluxo: Fluxo = { proximoId: undefined, fim: AbortSignal.any([fim.signal, encerramento.signal]) };
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     res.write = ((parte: unknown, ...resto: unknown[]) => {
       const id = fluxo.proximoId;
@@ -41,5 +49,13 @@ export function idDoProximoEvento(id: number | undefined): void {
   if (fluxo) fluxo.proximoId = id;
 }
 
-/** Aborted when the current request's client is gone; undefined outside a request. */
-export const fimDoPedido = (): AbortSignal | undefined => fluxoAtual.getStore()?.fim;
+/**
+ * A stream of another transport (gRPC) run in its own slot: `fim` aborts
+ * when its client cancels. Its events carry no id (gRPC has no place for one).
+ */
+export function noFluxo<T>(fim: AbortSignal, seguir: () => T): T {
+  return fluxoAtual.run({ proximoId: undefined, fim: AbortSignal.any([fim, encerramento.signal]) }, seguir);
+}
+
+/** Aborted when the current request's client is gone, or the agent stops. */
+export const fimDoPedido = (): AbortSignal => fluxoAtual.getStore()?.fim ?? encerramento.signal;
