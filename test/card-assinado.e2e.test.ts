@@ -205,7 +205,10 @@ describe('AGENTE_CHAVE_CARD', () => {
       [gravar(pasta, 'rsa1024.pem', rsa(1024)), 'uma chave RSA de 1024 bits e curta demais; use EC P-256 \\(ES256\\)'],
       [gravar(pasta, 'k1.pem', ec('secp256k1')), 'a curva EC secp256k1 nao e suportada'],
       [gravar(pasta, 'x25519.pem', generateKeyPairSync('x25519').privateKey), 'chaves x25519 nao sao suportadas'],
-      [escrever('duas.pem', `${pem}${rsa(1024).export({ type: 'pkcs8', format: 'pem' }).toString()}`), 'o arquivo tem mais de uma chave privada'],
+      [
+        escrever('duas.pem', `${pem}${rsa(1024).export({ type: 'pkcs8', format: 'pem' }).toString()}`),
+        'o arquivo tem mais de uma chave privada',
+      ],
     ];
     const corpoDoPem = pem.split('\n')[1] ?? 'sem corpo';
     for (const [arquivo, motivo] of casos) {
