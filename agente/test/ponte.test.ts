@@ -705,27 +705,26 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.equal(vivas.tem('t', 'este'), false);
   });
 
-  it("a replayed answer to a 2025 server's question says the outcome is unknown when the tool may have acted", async () => {
+  /** A generic bridge over a 2025 server whose call asks one question on its session, paused at it. */
+  const pausadaNumaSessao = async () => {
     const { ponte } = montarGenerico('sessao', [
       async (opcoes) => {
         await opcoes.aoPerguntar?.(NOME);
         return { content: [] };
       },
     ]);
-    const pausa = pausaDe(await ponte.atender('t', chamar('perguntar')));
+    return { ponte, pausa: pausaDe(await ponte.atender('t', chamar('perguntar'))) };
+  };
+
+  it("a replayed answer to a 2025 server's question says the outcome is unknown when the tool may have acted", async () => {
+    const { ponte, pausa } = await pausadaNumaSessao();
     const desfecho = await ponte.responder('t', pausa, { 'pergunta-1': { action: 'decline' } }, pausa.trace, REPETICAO);
     assert.equal(desfecho.estado, 'falhou');
     assert.match(desfecho.mensagem, /desfecho e desconhecido/);
   });
 
   it("a 2025 server's question held by another process, or before a restart, fails the Task saying so", async () => {
-    const { ponte } = montarGenerico('sessao', [
-      async (opcoes) => {
-        await opcoes.aoPerguntar?.(NOME);
-        return { content: [] };
-      },
-    ]);
-    const pausa = pausaDe(await ponte.atender('t', chamar('perguntar')));
+    const { ponte, pausa } = await pausadaNumaSessao();
     const resposta = inputResponses({ 'pergunta-1': { action: 'decline' } });
     assert.deepEqual(ponte.escolher('t', { ...pausa, sessao: 'outro' }, resposta), { estado: 'falhou', mensagem: MENSAGEM_SESSAO_PERDIDA });
     const reiniciado = montarGenerico('sessao', []).ponte;
