@@ -31,7 +31,7 @@ import { TarefasDaPonte, posicaoNoDiario } from '../src/armazenamento/gravacao.j
 import { publicadorForaDoPedido, type PublicarForaDoPedido } from '../src/a2a/publicador.js';
 import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { BancoIndisponivel } from '../src/armazenamento/banco.js';
-import { migrarPausas } from '../src/armazenamento/migracoes.js';
+import { migrarTabelasDaPonte } from '../src/armazenamento/migracoes.js';
 import { DONO_ANONIMO, ESCOPO_ANONIMO } from '../src/armazenamento/escopo.js';
 import type { Dono } from '../src/ponte/tipos.js';
 import { Eventos } from '../src/a2a/eventos.js';
@@ -119,7 +119,7 @@ async function comTabelaDoSdk<T>(motor: Motor, prefixo: string, ddl: (texto: (ta
 
 async function noBanco(motor: Motor): Promise<Pausas> {
   const db = await bancoNovo<TabelaDePausas>(motor, 'pausas');
-  await migrarPausas(db, motor);
+  await migrarTabelasDaPonte(db, motor);
   return new PausasNoBanco(db);
 }
 
@@ -254,7 +254,7 @@ describe('steps written by older agents', () => {
     /** A table with an old pause, unclaimed, and the same pause claimed with an old claim. */
     const comLinhasAntigas = async () => {
       const db = await bancoNovo<TabelaDePausas>(motor, 'antigas');
-      await migrarPausas(db, motor);
+      await migrarTabelasDaPonte(db, motor);
       await db
         .insertInto('a2a_pausas')
         .values([
@@ -1020,7 +1020,7 @@ async function webhooksNoBanco(motor: Motor): Promise<PushNotificationStore> {
         primary key (tenant, owner, task_id, config_id))`,
   );
   // As an agent opens it: the SDK's table, then our migrations (which widen config_id).
-  await migrarPausas(db as unknown as Kysely<TabelaDePausas>, motor);
+  await migrarTabelasDaPonte(db as unknown as Kysely<TabelaDePausas>, motor);
   return new WebhooksNoBanco(new DatabasePushNotificationStore(db));
 }
 
@@ -1116,7 +1116,7 @@ const estadoDe = (id: string, estado: string): StreamResponse =>
 
 async function diarioNoBanco(motor: Motor): Promise<Diario> {
   const db = await bancoNovo<TabelaDePausas & TabelaDeEventos>(motor, 'eventos');
-  await migrarPausas(db, motor);
+  await migrarTabelasDaPonte(db, motor);
   return new DiarioNoBanco(db, motor === 'postgres');
 }
 
@@ -1333,7 +1333,7 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
         );
         assert.deepEqual(await migracoesAplicadas(db), TODAS_AS_MIGRACOES);
         assert.deepEqual(await armazenamento.pausas.vencidas(100, 10), comReivindicacoes ? ['b'] : [], 'the claim columns are read');
-        await migrarPausas(db, motor);
+        await migrarTabelasDaPonte(db, motor);
         assert.deepEqual(await migracoesAplicadas(db), TODAS_AS_MIGRACOES, 'a later start applies nothing');
       });
     }
@@ -1346,7 +1346,7 @@ describe('a2a_pausas migrations (kysely Migrator)', () => {
       () => new Kysely<TabelaDePausas>({ dialect: new PostgresDialect({ pool: poolDeTeste({ connectionString: url, max: 2 }) }) }),
     );
     abertos.push(...agentes);
-    await Promise.all(agentes.map((agente) => migrarPausas(agente, 'postgres')));
+    await Promise.all(agentes.map((agente) => migrarTabelasDaPonte(agente, 'postgres')));
     const [um] = agentes;
     assert.ok(um);
     assert.deepEqual(await migracoesAplicadas(um), TODAS_AS_MIGRACOES);

@@ -8,6 +8,7 @@
 import type { PushNotificationStore, TaskStore } from '@a2a-js/sdk/server';
 import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { Kysely } from 'kysely';
+import type { Motor } from './migracoes.js';
 import { urlSemSenha } from 'compartilhado/ambiente';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
@@ -82,7 +83,7 @@ export async function abrirArmazenamento({
   const [
     { DatabasePushNotificationStore, DatabaseTaskStore },
     { Kysely, PostgresDialect, SqliteDialect },
-    { migrarPausas, migrarTabelasDoSdk },
+    { migrarTabelasDaPonte, migrarTabelasDoSdk },
   ] = await Promise.all([import('@a2a-js/sdk/server/database'), import('kysely'), import('./migracoes.js')]);
   if (ehPostgres(banco)) {
     await migrarTabelasDoSdk(banco);
@@ -95,7 +96,7 @@ export async function abrirArmazenamento({
         .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<Tabelas>({ dialect: new PostgresDialect({ pool: pool(10) }) });
-    await migrarPausas(db, 'postgres');
+    await migrarTabelasDaPonte(db, 'postgres');
     const campainha = new Campainha();
     // One connection of its own, outside the pools: LISTEN holds it for the agent's life.
     const escuta = escutarNoPostgres(
@@ -106,7 +107,7 @@ export async function abrirArmazenamento({
     return noSql(db, {
       exclusao: new ExclusaoNoPostgres(pool(20)),
       campainha,
-      anunciar: true,
+      motor: 'postgres',
       descricao: `PostgreSQL (${urlSemSenha(banco)})`,
       fecharAntes: () => escuta.fechar(),
       Tarefas: DatabaseTaskStore,
@@ -116,14 +117,13 @@ export async function abrirArmazenamento({
   await migrarTabelasDoSdk(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
   const db = new Kysely<Tabelas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
-  await migrarPausas(db, 'sqlite');
+  await migrarTabelasDaPonte(db, 'sqlite');
   // A SQLite file serves one agent: turns are taken, and subscribers woken, in this process only.
   return noSql(db, {
     exclusao: new ExclusaoLocal(),
     campainha: new Campainha(),
-    anunciar: false,
+    motor: 'sqlite',
     descricao: `SQLite (${banco})`,
-    fecharAntes: () => Promise.resolve(),
     Tarefas: DatabaseTaskStore,
     Webhooks: DatabasePushNotificationStore,
   });
@@ -132,10 +132,11 @@ export async function abrirArmazenamento({
 interface PartesDoSql {
   readonly exclusao: Exclusao;
   readonly campainha: Campainha;
-  /** Whether each append is announced to other agents (PostgreSQL's NOTIFY). */
-  readonly anunciar: boolean;
+  /** PostgreSQL's event log announces each append to other agents (NOTIFY) and holds a Task's saves apart. */
+  readonly motor: Motor;
   readonly descricao: string;
-  readonly fecharAntes: () => Promise<void>;
+  /** What closes before the database: the PostgreSQL event listener. */
+  readonly fecharAntes?: () => Promise<void>;
   readonly Tarefas: typeof DatabaseTaskStore;
   readonly Webhooks: typeof DatabasePushNotificationStore;
 }
@@ -143,20 +144,21 @@ interface PartesDoSql {
 /** The SDK's stores and ours on one kysely database; `juntos` is one transaction of it. */
 function noSql(
   db: Kysely<Tabelas>,
-  { exclusao, campainha, anunciar, descricao, fecharAntes, Tarefas, Webhooks }: PartesDoSql,
+  { exclusao, campainha, motor, descricao, fecharAntes = () => Promise.resolve(), Tarefas, Webhooks }: PartesDoSql,
 ): Armazenamento {
+  const noPostgres = motor === 'postgres';
   return {
     tarefas: new Tarefas(db),
     webhooks: new WebhooksNoBanco(new Webhooks(db)),
     pausas: new PausasNoBanco(db),
     exclusao,
-    diario: new DiarioNoBanco(db, anunciar),
+    diario: new DiarioNoBanco(db, noPostgres),
     campainha,
     // A transaction is a Kysely to the SDK's store at run time; only their typings differ (jsonAgg).
     juntos: (escrita) =>
       db
         .transaction()
-        .execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx), new DiarioNoBanco(trx, anunciar))),
+        .execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx), new DiarioNoBanco(trx, noPostgres))),
     descricao,
     fechar: () => fecharAntes().then(() => db.destroy()),
   };

@@ -123,7 +123,7 @@ export type Motor = 'postgres' | 'sqlite';
  * the ledger full. On SQLite it takes no lock: a file serves one agent.
  * The lock table is the one the SDK's tool makes, so no other is added.
  */
-export async function migrarPausas<Tabelas extends TabelaDePausas>(db: Kysely<Tabelas>, motor: Motor): Promise<void> {
+export async function migrarTabelasDaPonte<Tabelas extends TabelaDePausas>(db: Kysely<Tabelas>, motor: Motor): Promise<void> {
   const { error: erro, results: resultados } = await new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migracoes(motor)) },
