@@ -7,7 +7,7 @@
  * renamed, so a process never starts from a half-written file, even when
  * several builds race.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -63,8 +63,22 @@ export async function construir(): Promise<void> {
       logLevel: 'warning',
     });
     for (const arquivo of outputFiles) gravarInteiro(arquivo.path, arquivo.contents);
+    apagarAntigos(join(RAIZ, dirname(saida), 'partes'), new Set(outputFiles.map((arquivo) => arquivo.path)));
   }
   await construirConsole();
+}
+
+/**
+ * Chunks and assets are named by their hash: those of earlier builds are no
+ * one's now. A build running beside this one (test files start in
+ * parallel) writes the same names, through .tmp files left alone.
+ */
+function apagarAntigos(pasta: string, atuais: ReadonlySet<string>): void {
+  if (!existsSync(pasta)) return;
+  for (const nome of readdirSync(pasta)) {
+    const caminho = join(pasta, nome);
+    if (!atuais.has(caminho) && !nome.endsWith('.tmp')) rmSync(caminho, { force: true });
+  }
 }
 
 /** A file written under a temporary name and renamed: no reader ever sees half of it. */
@@ -84,12 +98,8 @@ async function construirConsole(): Promise<void> {
     const arquivos = [...resultado.output].sort((a, b) => Number(a.fileName === 'index.html') - Number(b.fileName === 'index.html'));
     for (const arquivo of arquivos)
       gravarInteiro(join(RAIZ, CONSOLE.raiz, 'dist', arquivo.fileName), arquivo.type === 'asset' ? arquivo.source : arquivo.code);
-    // Assets are named by their hash: the ones of earlier builds are no one's now. A build running
-    // beside this one (test files start in parallel) writes the same names, through .tmp files left alone.
-    const atuais = new Set(arquivos.map((arquivo) => arquivo.fileName));
-    const pasta = join(RAIZ, CONSOLE.raiz, 'dist', 'assets');
-    for (const nome of readdirSync(pasta))
-      if (!atuais.has(`assets/${nome}`) && !nome.endsWith('.tmp')) rmSync(join(pasta, nome), { force: true });
+    const dist = join(RAIZ, CONSOLE.raiz, 'dist');
+    apagarAntigos(join(dist, 'assets'), new Set(arquivos.map((arquivo) => join(dist, arquivo.fileName))));
   }
 }
 
