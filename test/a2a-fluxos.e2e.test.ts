@@ -14,6 +14,7 @@ import { escutar } from 'compartilhado/processo';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { intermediario, type Intermediario } from './apoio/intermediario.js';
 import { leitor } from './apoio/fluxo-a2a.js';
+import { eventosSse, respostaDo } from './apoio/sse.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 import {
   clienteOficial,
@@ -98,11 +99,9 @@ describe('A2A flows', () => {
       body: JSON.stringify(SendMessageRequest.toJSON(texto(reservar('sala-mirante', '2027-05-05', 'Jennifer')))),
       signal: abortar.signal,
     });
-    assert.ok(resposta.body);
-    const leitor = resposta.body.getReader();
-    const { value } = await leitor.read();
-    const [primeiro = ''] = new TextDecoder().decode(value).split('\n\n');
-    const id = StreamResponse.fromJSON(JSON.parse(primeiro.replace(/^id: \d+\ndata: /, ''))).payload;
+    const primeiro = await eventosSse(resposta).next();
+    assert.ok(!primeiro.done);
+    const id = respostaDo(primeiro.value).payload;
     assert.ok(id?.$case === 'task');
     await meio.chamadasRecebidas(chamadasAntes + 1);
     abortar.abort();
