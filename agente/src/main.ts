@@ -7,6 +7,7 @@ import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
+import { observar } from 'compartilhado/telemetria';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import express from 'express';
 import { CAMINHO_A2A, CAMINHO_REST, agentCard, cardGenerico } from './a2a/card.js';
@@ -197,6 +198,10 @@ executarProcesso('agente', async () => {
     log,
     aoEsquecer: fio && ((taskId) => fio.esquecer(taskId)),
   });
+  // With telemetry on, read at each metrics export: the whole store's count, as every agent on it sees it.
+  observar('ponte.a2a.tasks.paused', 'Tasks pausadas esperando a resposta do cliente (INPUT_REQUIRED ou AUTH_REQUIRED).', '{task}', () =>
+    armazenamento.pausas.total(),
+  );
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.

@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import { ConfiguracaoInvalida } from './ambiente.js';
+import { encerrarTelemetria, ligarTelemetria } from './telemetria/telemetria.js';
 
 /**
  * Log lines reach stderr in batches, one write per turn of the event loop:
@@ -57,13 +58,26 @@ export interface Iniciado {
   readonly aoParar?: () => void;
 }
 
+/** Telemetry first (off unless configured: see telemetria.ts), so the first request is traced; then the process's own start. */
+async function comTelemetria(nome: string, iniciar: () => Promise<Iniciado>): Promise<Iniciado> {
+  const telemetria = await ligarTelemetria(nome, log);
+  if (telemetria) log(`${nome}: ${telemetria}`);
+  return iniciar();
+}
+
 export function executarProcesso(nome: string, iniciar: () => Promise<Iniciado>): void {
-  iniciar().then(
+  comTelemetria(nome, iniciar).then(
     ({ servidor, aoEncerrar = () => Promise.resolve(), aoParar }) => {
       const parar = (sinal: string) => {
         log(`${nome}: ${sinal}, encerrando`);
         aoParar?.();
-        servidor.close(() => void aoEncerrar().finally(() => process.exit(0)));
+        // The spans and metrics still queued go last, after the work that may add some.
+        servidor.close(
+          () =>
+            void aoEncerrar()
+              .then(encerrarTelemetria)
+              .finally(() => process.exit(0)),
+        );
         servidor.closeIdleConnections();
         setTimeout(() => process.exit(0), PRAZO_PARA_ENCERRAR_MS).unref();
       };

@@ -18,6 +18,8 @@ import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
 import { toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
+import type { Vao } from 'compartilhado/telemetria';
+import { abrirVaoDoServidorMcp, encerrarVaoMcp } from 'compartilhado/telemetria/mcp';
 import type { Acesso } from './acesso.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 
@@ -33,6 +35,8 @@ interface Registro {
   indisponivel?: ReservasIndisponiveis;
   /** The caller's name, with MCP_TOKENS. */
   quem?: string;
+  /** With telemetry on, the request's span, from the moment its body is read. */
+  vao?: Vao;
 }
 
 const registroAtual = new AsyncLocalStorage<Registro>();
@@ -154,8 +158,12 @@ function resumo(pedido: unknown, registro: Registro): string {
     http: registro.status,
     resultado: resultadoJsonRpc(registro.corpo),
     ...(registro.motivo ? { motivo: registro.motivo } : {}),
+    ...(registro.vao ? { trace_id: registro.vao.traceId, span_id: registro.vao.spanId } : {}),
   });
 }
+
+/** The answer's JSON-RPC message: the body, or a stream's last event. */
+const ultimaMensagem = (corpo: string): string => /(?:^|\n)data: (.*)\n*$/.exec(corpo)?.[1] ?? corpo;
 
 /** Public JSON documents served beside /mcp (path -> body) with CORS, and the Link header announcing them. */
 export interface Publicos {
@@ -234,6 +242,7 @@ export function criarAtendimento(
           return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
         }
         registro.id = objeto(pedido)?.id;
+        registro.vao = abrirVaoDoServidorMcp(pedido, req.headers.traceparent);
         // PostgreSQL's text type has no NUL: a responsavel with it would fail as the bookings store being down.
         const problema = problemaNoJson(pedido, nulNoCorpo);
         if (problema !== undefined) {
@@ -262,7 +271,9 @@ export function criarAtendimento(
             responderErro(res, 200, ProtocolErrorCode.InvalidParams, `Invalid params: ${invalidos}`, registro.id ?? null),
           );
         }
-        return sdk(req, gravador(res, registro), pedido);
+        const { vao } = registro;
+        // The tool's work (the bookings store's queries) runs under the request's span.
+        return vao ? vao.dentro(() => sdk(req, gravador(res, registro), pedido)) : sdk(req, gravador(res, registro), pedido);
       })
       .catch((erro: unknown) => {
         // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
@@ -270,6 +281,7 @@ export function criarAtendimento(
         if (!res.headersSent) Object.assign(registro, responderErro(res, 500, ProtocolErrorCode.InternalError, 'Internal error'));
         else res.end();
       });
+    if (registro.vao) encerrarVaoMcp(registro.vao, lerJson(ultimaMensagem(registro.corpo)), registro.status);
     log(
       `${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${campo(req.url)} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`,
     );

@@ -17,9 +17,13 @@ import type { Exclusao } from '../armazenamento/exclusao.js';
 import { estadoDo, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './passos.js';
 import { MENSAGEM_SEM_PAUSA, type OpcoesDoPasso, type Ponte } from '../ponte/ponte.js';
 import { ehPedido, type Desfecho, type Entrada } from '../ponte/tipos.js';
-import { lerTraceparent, novoTrace, type Trace } from '../ponte/trace.js';
+import { lerTraceparent, novoTrace, traceparentDaOrigem, type Trace } from '../ponte/trace.js';
+import { vaoAtual } from 'compartilhado/telemetria';
 
+/** The request's trace: with telemetry on its span's (whose id an answer links to), else the caller's traceparent, if any. */
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {
+  const vao = vaoAtual();
+  if (vao) return { traceId: vao.traceId, flags: vao.traceparent.slice(-2), spanId: vao.spanId };
   const headers = contexto.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
   return lerTraceparent(headers?.traceparent);
 }
@@ -133,6 +137,9 @@ export class Executor implements AgentExecutor {
     bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
     await reivindicada;
     const trace = traceDaRequisicao(contexto) ?? pausa.trace;
+    // Two requests, two traces: the answer's span links to the span of the request that paused the Task.
+    const origem = traceparentDaOrigem(pausa.trace);
+    if (origem) vaoAtual()?.ligarA(origem);
     const desfecho = await this.ponte.responder(taskId, pausa, respostas, trace, progresso(eventos, bus));
     await this.concluir(eventos, bus, desfecho, this.passos.depoisDoReivindicado(taskId, desfecho, pausa, respostas));
   }

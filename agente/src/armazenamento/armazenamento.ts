@@ -10,6 +10,7 @@ import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/s
 import type { Kysely } from 'kysely';
 import type { Motor } from './migracoes.js';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import { observarPool } from 'compartilhado/telemetria/pg';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
 import { Campainha, escutarNoPostgres } from './campainha.js';
@@ -92,7 +93,7 @@ export async function abrirArmazenamento({
     // query is waiting on, and an unheard one ends the process): the step that held it fails alone. The
     // pool repeats an idle client's loss: heard once, from the client itself.
     const pool = (max: number) =>
-      new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' })
+      observarPool(new pg.Pool({ connectionString: banco, max, connectionTimeoutMillis: 5000, application_name: 'agente' }))
         .on('error', () => undefined)
         .on('connect', (cliente) => cliente.on('error', aoPerderConexao));
     const db = new Kysely<Tabelas>({ dialect: new PostgresDialect({ pool: pool(10) }) });

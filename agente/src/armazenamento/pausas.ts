@@ -27,7 +27,8 @@ export interface PassoGuardado {
   readonly reivindicacao?: Reivindicacao;
 }
 
-const TraceGuardado = z.object({ traceId: z.string(), flags: z.string() });
+// spanId: the request's span, with telemetry on (an answer links to it); a pause stored without it still reads.
+const TraceGuardado = z.object({ traceId: z.string(), flags: z.string(), spanId: z.string().optional() });
 const DonoGuardado = z.object({ tenant: z.string(), usuario: z.string() });
 /** A question as MCP wrote it: checked as far as the bridge reads it. */
 const QuestaoGuardada = z.looseObject({ message: z.string() });

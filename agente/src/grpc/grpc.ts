@@ -15,6 +15,7 @@
  * No Origin rule: a browser cannot call this listener (gRPC over HTTP/2
  * without TLS, which no browser speaks), so no page can be rebound to it.
  */
+import { abrirVaoA2A } from '../http/vaos.js';
 import { isIPv6 } from 'node:net';
 import { TaskState } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContextBuilder } from '@a2a-js/sdk/server';
@@ -90,7 +91,12 @@ function noFormatoJson(resposta: unknown): unknown {
   const evento = objeto(carga ? carga.value : resposta);
   const estado = objeto(evento?.status)?.state;
   if (!carga && typeof estado !== 'number') return undefined;
-  return { id: evento?.id, taskId: evento?.taskId, status: typeof estado === 'number' ? { state: TaskState[estado] } : undefined };
+  return {
+    id: evento?.id,
+    taskId: evento?.taskId,
+    contextId: evento?.contextId,
+    status: typeof estado === 'number' ? { state: TaskState[estado] } : undefined,
+  };
 }
 
 function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
@@ -99,7 +105,10 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
     const registro: Registro = {};
     // A client's cancel ends what its call follows (a subscribed Task), as a closed HTTP response does.
     const cancelada = new AbortController();
-    const naChamada = (seguir: () => void) => noFluxo(cancelada.signal, () => noRegistro(registro, seguir));
+    const nome = metodo.path.slice(metodo.path.lastIndexOf('/') + 1);
+    // With telemetry on, the call's work runs under its span, as an HTTP request's does.
+    const naChamada = (seguir: () => void) =>
+      noFluxo(cancelada.signal, () => noRegistro(registro, () => (registro.vao ? registro.vao.dentro(seguir) : seguir())));
     let metadados: Metadata | undefined;
     let pedido: unknown;
     let respondido: unknown;
@@ -110,7 +119,7 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
       log(
         linhaDoPedido({
           alvo: `POST ${metodo.path}`,
-          metodo: metodo.path.slice(metodo.path.lastIndexOf('/') + 1),
+          metodo: nome,
           id: '-',
           pedido,
           // A client gone mid-stream is told by its last event, as on HTTP.
@@ -134,6 +143,7 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
     const ouvinte = new ServerListenerBuilder()
       .withOnReceiveMetadata((recebidos, seguir) => {
         metadados = recebidos;
+        registro.vao = abrirVaoA2A(nome, valores(recebidos, 'traceparent')[0], valores(recebidos, 'a2a-version')[0]);
         const admissao = portaria.admitir(valores(recebidos, 'authorization'));
         if (admissao.recusa === 'identidade') registro.recusa = admissao.falta;
         else if (admissao.quem !== undefined) registro.quem = admissao.quem;

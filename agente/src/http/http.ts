@@ -13,9 +13,11 @@ import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhad
 import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
+import { CAMINHO_A2A, CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
 import { envelopeInvalido, parametroInvalido } from './estrito.js';
 import { lerTraceparent } from '../ponte/trace.js';
+import { abrirVaoA2A, encerrarVaoA2A, metodoDaRota } from './vaos.js';
+import type { Vao } from 'compartilhado/telemetria';
 
 /** What a request's line says beyond its answer, filled while it runs. */
 export interface Registro {
@@ -25,6 +27,10 @@ export interface Registro {
   quem?: string;
   /** Why the request was refused: by AGENTE_TOKENS (never the header's value) or by the Origin rule. */
   recusa?: string;
+  /** With telemetry on, an A2A request's span (vaos.ts). */
+  vao?: Vao;
+  /** The A2A method and tenant an HTTP+JSON route names. */
+  rota?: { readonly metodo: string; readonly tenant?: string };
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
@@ -67,7 +73,7 @@ export function notasDoSdkNaLinha(log: (linha: string) => void): void {
  * error code). The answer is the object given to res.json, or a stream's
  * last event; JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
  */
-function doResultado(pedido: unknown, respondido: unknown): { task: unknown; estado: unknown } {
+function doResultado(pedido: unknown, respondido: unknown): { task: unknown; estado: unknown; contextId: unknown } {
   const resposta = objeto(respondido);
   const erro = objeto(resposta?.error);
   const resultado = resposta && 'jsonrpc' in resposta ? objeto(resposta.result) : resposta;
@@ -77,7 +83,11 @@ function doResultado(pedido: unknown, respondido: unknown): { task: unknown; est
   // A push-config request names its Task as taskId and its config as id.
   const taskId =
     [...ids, objeto(params?.message)?.taskId, params?.taskId, params?.id].find((id) => typeof id === 'string' && id !== '') ?? '-';
-  return { task: taskId, estado: erro ? `erro ${String(erro.code)}` : (objeto(evento?.status)?.state ?? '-') };
+  return {
+    task: taskId,
+    estado: erro ? `erro ${String(erro.code)}` : (objeto(evento?.status)?.state ?? '-'),
+    contextId: evento?.contextId,
+  };
 }
 
 /**
@@ -164,8 +174,22 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
       responderErro(res, 400, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${NUL_NA_URL}`, bindingDoCaminho(req));
       return;
     }
-    registroAtual.run(registro, next);
+    registro.vao = vaoDaRequisicao(req, registro);
+    // The page (the console) reads which trace its request made: W3C Trace Context's traceresponse.
+    if (registro.vao) res.setHeader('traceresponse', registro.vao.traceparent);
+    const { vao } = registro;
+    if (vao) vao.dentro(() => registroAtual.run(registro, next));
+    else registroAtual.run(registro, next);
   };
+}
+
+/** An A2A route's request opens its span (with telemetry on); the card, the console and unknown paths have none. */
+function vaoDaRequisicao(req: Request, registro: Registro): Vao | undefined {
+  const { traceparent, 'a2a-version': versao } = req.headers;
+  if (req.path === CAMINHO_A2A) return abrirVaoA2A(`${req.method} ${CAMINHO_A2A}`, traceparent, versao);
+  if (!req.path.startsWith(`${CAMINHO_REST}/`)) return undefined;
+  registro.rota = metodoDaRota(req.method, req.path.slice(CAMINHO_REST.length));
+  return abrirVaoA2A(registro.rota?.metodo ?? `${req.method} ${CAMINHO_REST}`, traceparent, versao);
 }
 
 /** One request as its log line tells it, on every binding. */
@@ -193,11 +217,26 @@ export interface Pedido {
 /** The line of a request that ended: method, id, task, state reached, trace-id, who, the binding's outcome, duration; never a token. */
 export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparent, registro, desfecho, inteiro, comeco }: Pedido): string {
   registro.terminado = true;
+  const { task, estado, contextId } = doResultado(pedido, respondido);
+  const { vao, rota } = registro;
+  if (vao) {
+    const params = objeto(objeto(pedido)?.params) ?? objeto(pedido);
+    encerrarVaoA2A(vao, {
+      metodo: rota?.metodo ?? metodo,
+      params,
+      taskId: task,
+      estado,
+      contextId,
+      ...(rota?.tenant ? { tenant: rota.tenant } : {}),
+    });
+  }
   const linha = campos({
     metodo,
     id,
-    ...doResultado(pedido, respondido),
+    task,
+    estado,
     trace: lerTraceparent(traceparent)?.traceId ?? '-',
+    ...(vao ? { trace_id: vao.traceId, span_id: vao.spanId } : {}),
     ...(registro.quem ? { quem: registro.quem } : {}),
     ...(registro.recusa ? { recusa: registro.recusa } : {}),
     ...desfecho,

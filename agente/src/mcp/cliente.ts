@@ -24,6 +24,7 @@ import { campos, camposDoPedidoMcp } from 'compartilhado/log';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeDaUrl } from './descricao.js';
 import { desfechoDoResultado, type Log } from './registro.js';
+import { comTraceparent, observarTransporte } from './vaos.js';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;
 
@@ -204,7 +205,11 @@ export class ClienteMcp implements ConexaoMcp {
       const { token } = this;
       // Without onUnauthorized, a 401 is thrown as UnauthorizedError: a static token has nothing to refresh.
       const authProvider = token === undefined ? undefined : { token: () => Promise.resolve(token) };
-      const transporte = new StreamableHTTPClientTransport(this.url, { fetch: fetchComLog(this.log, this.aoTrocar), authProvider });
+      const transporte = new StreamableHTTPClientTransport(this.url, {
+        fetch: comTraceparent(fetchComLog(this.log, this.aoTrocar)),
+        authProvider,
+      });
+      observarTransporte(transporte, 'http');
       // The SDK's server/discover probe: the connect resolving is its outcome.
       await this.comLinha(() => cliente.connect(transporte));
       return cliente;

@@ -26,6 +26,7 @@ import { ehHttp, type ServidorConfigurado } from './configuracao.js';
 import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeEsta } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
+import { comTraceparent, observarTransporte } from './vaos.js';
 import { registrar, type Log } from './registro.js';
 import type { Relogio } from './relogio.js';
 
@@ -48,7 +49,11 @@ function stderrComPrefixo(transporte: StdioClientTransport, nome: string): void 
 }
 
 function transporteDe(servidor: ServidorConfigurado): Transport {
-  if (ehHttp(servidor)) return new StreamableHTTPClientTransport(servidor.url, { requestInit: { headers: { ...servidor.headers } } });
+  if (ehHttp(servidor))
+    return new StreamableHTTPClientTransport(servidor.url, {
+      requestInit: { headers: { ...servidor.headers } },
+      fetch: comTraceparent(fetch),
+    });
   // The SDK spawns with its safe default environment (PATH, HOME, USER, ...) under the configured env, never the agent's own.
   const transporte = new StdioClientTransport({
     command: servidor.command,
@@ -115,6 +120,7 @@ export class Sessao {
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
     const sondagem = registrar(transporte, rotulo, log);
+    observarTransporte(transporte, ehHttp(servidor) ? 'http' : 'stdio');
     try {
       await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
     } catch (erro) {

@@ -7,6 +7,8 @@ import { randomFillSync } from 'node:crypto';
 export interface Trace {
   readonly traceId: string;
   readonly flags: string;
+  /** With telemetry on, the span of the request this trace came from: what an answer to its pause links to. */
+  readonly spanId?: string;
 }
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -40,6 +42,10 @@ function hexAleatorio(bytes: number): string {
 export function novoTrace(): Trace {
   return { traceId: hexAleatorio(16), flags: '01' };
 }
+
+/** The traceparent of the span a trace came from, when it names one. */
+export const traceparentDaOrigem = ({ traceId, spanId, flags }: Trace): string | undefined =>
+  spanId === undefined ? undefined : `00-${traceId}-${spanId}-${flags}`;
 
 /** The traceparent for one outgoing request: same trace, new span. */
 export function traceparentFilho(trace: Trace): string {

@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import { observarPool } from 'compartilhado/telemetria/pg';
 import { idDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
 import { ReservasIndisponiveis, type Insercao, type Reservas } from './reservas.js';
 
@@ -54,23 +55,25 @@ export class ReservasNoPostgres implements Reservas {
    * `aoPerderConexao` hears of connections the database dropped while idle.
    */
   static async abrir(url: string, semente: readonly Ocupacao[], aoPerderConexao: (erro: Error) => void): Promise<ReservasNoPostgres> {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 10,
-      connectionTimeoutMillis: 5000,
-      // query_timeout is only this client giving up: the statement goes on in
-      // the server, and an INSERT that waited out a lock would then commit a
-      // booking the caller was already told had failed. So the server gives
-      // up first, rolling the statement back before the client stops
-      // waiting: lock_timeout < statement_timeout < query_timeout. The lock
-      // limit is the shortest so that the likely stall, a lock wait, is
-      // reported as one (55P03). node-pg sends both in the startup message,
-      // so they hold on every connection of the pool.
-      lock_timeout: 5_000,
-      statement_timeout: 8_000,
-      query_timeout: 10_000,
-      application_name: 'servidor-mcp',
-    });
+    const pool = observarPool(
+      new pg.Pool({
+        connectionString: url,
+        max: 10,
+        connectionTimeoutMillis: 5000,
+        // query_timeout is only this client giving up: the statement goes on in
+        // the server, and an INSERT that waited out a lock would then commit a
+        // booking the caller was already told had failed. So the server gives
+        // up first, rolling the statement back before the client stops
+        // waiting: lock_timeout < statement_timeout < query_timeout. The lock
+        // limit is the shortest so that the likely stall, a lock wait, is
+        // reported as one (55P03). node-pg sends both in the startup message,
+        // so they hold on every connection of the pool.
+        lock_timeout: 5_000,
+        statement_timeout: 8_000,
+        query_timeout: 10_000,
+        application_name: 'servidor-mcp',
+      }),
+    );
     // Idle or checked out, every connection listens for its own loss: pg emits 'error' on a client
     // no query is waiting on (one held across the migration's statements, say), and unheard it ends
     // the process. The pool repeats an idle client's loss: heard once, from the client itself.

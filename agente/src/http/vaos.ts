@@ -1,0 +1,107 @@
+/**
+ * The A2A server span of each request (with telemetry on), by the A2A
+ * conventions (gen-ai/a2a.md): named by its method, SERVER kind, child of
+ * the caller's traceparent, and told at its end what the log line is told:
+ * the Task, the state it reached, the conversation (contextId), the error.
+ * Every binding opens and ends it the same way (http.ts for JSON-RPC and
+ * HTTP+JSON, grpc.ts for gRPC).
+ */
+import { objeto } from 'compartilhado/log';
+import { iniciarVao, type Metrica, type Vao } from 'compartilhado/telemetria';
+
+export const METRICA_A2A: Metrica = {
+  nome: 'ponte.a2a.server.operation.duration',
+  descricao: 'Duracao de cada pedido A2A que o agente atendeu, ate a resposta (ou o fim do stream).',
+  atributos: ['a2a.method.name', 'a2a.task.state', 'a2a.protocol.version', 'error.type'],
+};
+
+/** The methods of A2A 1.0: a name the client made up becomes no span name (nor metric series). */
+const METODOS = new Set([
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+]);
+
+/** HTTP+JSON's routes (after the binding's base path, past an optional tenant) and the method each serves. */
+const ROTAS: readonly (readonly [string, RegExp, string])[] = [
+  ['POST', /^\/message:send$/, 'SendMessage'],
+  ['POST', /^\/message:stream$/, 'SendStreamingMessage'],
+  ['GET', /^\/tasks$/, 'ListTasks'],
+  ['GET', /^\/tasks\/[^/:]+$/, 'GetTask'],
+  ['POST', /^\/tasks\/[^/:]+:cancel$/, 'CancelTask'],
+  ['POST', /^\/tasks\/[^/:]+:subscribe$/, 'SubscribeToTask'],
+  ['GET', /^\/tasks\/[^/:]+:subscribe$/, 'SubscribeToTask'],
+  ['POST', /^\/tasks\/[^/]+\/pushNotificationConfigs$/, 'CreateTaskPushNotificationConfig'],
+  ['GET', /^\/tasks\/[^/]+\/pushNotificationConfigs$/, 'ListTaskPushNotificationConfigs'],
+  ['GET', /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, 'GetTaskPushNotificationConfig'],
+  ['DELETE', /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, 'DeleteTaskPushNotificationConfig'],
+  ['GET', /^\/extendedAgentCard$/, 'GetExtendedAgentCard'],
+];
+
+/** The A2A method and tenant an HTTP+JSON route names (`caminho` after the base path), or nothing. */
+export function metodoDaRota(verbo: string, caminho: string): { metodo: string; tenant?: string } | undefined {
+  for (const [comTenant, resto] of [
+    [false, caminho],
+    [true, caminho.replace(/^\/[^/]+/, '')],
+  ] as const) {
+    const rota = ROTAS.find(([seu, padrao]) => seu === verbo && padrao.test(resto));
+    if (!rota) continue;
+    const tenant = comTenant ? decodeURIComponent(caminho.split('/')[1] ?? '') : undefined;
+    return { metodo: rota[2], ...(tenant ? { tenant } : {}) };
+  }
+  return undefined;
+}
+
+/** A request's span, opened as it arrives; its name is its method once known (a JSON-RPC body is read later). */
+export function abrirVaoA2A(
+  nome: string,
+  traceparent: string | string[] | undefined,
+  versao: string | string[] | undefined,
+): Vao | undefined {
+  return iniciarVao(nome, {
+    tipo: 'servidor',
+    ...(typeof traceparent === 'string' ? { pai: traceparent } : {}),
+    atributos: { 'a2a.protocol.version': typeof versao === 'string' && versao !== '' ? versao : '1.0' },
+    metrica: METRICA_A2A,
+  });
+}
+
+/** What the request said and what it got, as the log line reads them (see http.ts's linhaDoPedido). */
+export interface FimDoPedido {
+  readonly metodo: unknown;
+  /** The request's parameters: a JSON-RPC body's `params`, a REST body, a gRPC message. */
+  readonly params: Record<string, unknown> | undefined;
+  readonly taskId: unknown;
+  /** TASK_STATE_* or `erro <code>`. */
+  readonly estado: unknown;
+  /** The contextId of the Task or message answered. */
+  readonly contextId: unknown;
+  readonly tenant?: string;
+}
+
+const texto = (valor: unknown): string | undefined => (typeof valor === 'string' && valor !== '' && valor !== '-' ? valor : undefined);
+
+export function encerrarVaoA2A(vao: Vao, { metodo, params, taskId, estado, contextId, tenant }: FimDoPedido): void {
+  const conhecido = typeof metodo === 'string' && METODOS.has(metodo) ? metodo : undefined;
+  if (conhecido) vao.nomear(conhecido);
+  const mensagem = objeto(params?.message);
+  const situacao = texto(estado);
+  vao.definir({
+    'a2a.method.name': conhecido,
+    'a2a.task.id': texto(taskId),
+    'a2a.task.state': situacao?.startsWith('TASK_STATE_') ? situacao : undefined,
+    'a2a.tenant': tenant ?? texto(params?.tenant),
+    'a2a.message.id': texto(mensagem?.messageId),
+    'gen_ai.conversation.id': texto(contextId) ?? texto(mensagem?.contextId),
+  });
+  if (situacao?.startsWith('erro ')) vao.falhar(situacao.slice('erro '.length));
+  vao.encerrar();
+}

@@ -1,0 +1,86 @@
+/**
+ * The agent's MCP client spans (with telemetry on): one CLIENT span per
+ * request it sends, by the MCP conventions, watched on the transport so a
+ * stdio server is traced as an HTTP one is, and its JSON-RPC id is known.
+ * The span runs under whatever is running when the SDK sends (the A2A
+ * request's span, for a step); its traceparent replaces the one the
+ * caller put in `_meta`, so the server's spans are its children, and the
+ * HTTP fetch made inside it sends the same one as a header (comTraceparent).
+ */
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  TRACEPARENT_META_KEY,
+  type FetchLike,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { encerrarVaoMcp, METRICA_MCP_CLIENTE, vaoDoPedidoMcp, type Rede } from 'compartilhado/telemetria/mcp';
+import { iniciarVao, telemetriaLigada, vaoAtual, type Vao } from 'compartilhado/telemetria';
+
+const versaoDo = (transporte: Transport): string | undefined => {
+  const versao = (transporte as { readonly protocolVersion?: unknown }).protocolVersion;
+  return typeof versao === 'string' ? versao : undefined;
+};
+
+/** Watches `transporte` before the SDK Client connects it (the Client chains the handlers already set). Nothing while telemetry is off. */
+export function observarTransporte(transporte: Transport, rede: Rede): void {
+  if (!telemetriaLigada()) return;
+  const abertos = new Map<RequestId, Vao>();
+  /** A request's span ends with its answer, or with why none came (cancelled, failed to send, connection closed). */
+  const encerrar = (id: unknown, fim: { readonly resposta: unknown } | { readonly falha: string }) => {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const vao = abertos.get(id);
+    if (!vao) return;
+    abertos.delete(id);
+    if ('resposta' in fim) {
+      encerrarVaoMcp(vao, fim.resposta);
+      return;
+    }
+    vao.falhar(fim.falha);
+    vao.encerrar();
+  };
+
+  const enviar = transporte.send.bind(transporte);
+  transporte.send = async (mensagem, opcoes) => {
+    if (!isJSONRPCRequest(mensagem)) return enviar(mensagem, opcoes);
+    const { nome, atributos } = vaoDoPedidoMcp(mensagem, rede, versaoDo(transporte));
+    const vao = iniciarVao(nome, { tipo: 'cliente', atributos, metrica: METRICA_MCP_CLIENTE });
+    if (!vao) return enviar(mensagem, opcoes);
+    abertos.set(mensagem.id, vao);
+    // A 2026 HTTP connection cancels by aborting the request's own stream.
+    opcoes?.requestSignal?.addEventListener('abort', () => encerrar(mensagem.id, { falha: 'cancelled' }), { once: true });
+    const meta = { ...mensagem.params?._meta, [TRACEPARENT_META_KEY]: vao.traceparent };
+    try {
+      await vao.dentro(() => enviar({ ...mensagem, params: { ...mensagem.params, _meta: meta } }, opcoes));
+    } catch (erro) {
+      encerrar(mensagem.id, { falha: erro instanceof Error ? erro.name : 'Error' });
+      throw erro;
+    }
+    // The SDK reads the version probe's answer itself, before any handler: sent is answered.
+    if (mensagem.method === 'server/discover') encerrar(mensagem.id, { resposta: { jsonrpc: '2.0', id: mensagem.id, result: {} } });
+  };
+  const ouvir = transporte.onmessage;
+  transporte.onmessage = (mensagem, extra) => {
+    if (isJSONRPCResultResponse(mensagem) || isJSONRPCErrorResponse(mensagem)) encerrar(mensagem.id, { resposta: mensagem });
+    ouvir?.(mensagem, extra);
+  };
+  const fechado = transporte.onclose;
+  transporte.onclose = () => {
+    for (const id of [...abertos.keys()]) encerrar(id, { falha: 'connection_closed' });
+    fechado?.();
+  };
+}
+
+/** A fetch that sends the running span's traceparent as a header too (with telemetry on): an HTTP hop's own tracing sees the same parent. */
+export function comTraceparent(fetch: FetchLike): FetchLike {
+  if (!telemetriaLigada()) return fetch;
+  return (entrada, init) => {
+    const vao = vaoAtual();
+    if (!vao) return fetch(entrada, init);
+    const headers = new Headers(init?.headers);
+    headers.set('traceparent', vao.traceparent);
+    return fetch(entrada, { ...init, headers });
+  };
+}

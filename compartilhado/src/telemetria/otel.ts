@@ -1,0 +1,235 @@
+/**
+ * The OpenTelemetry SDK behind telemetria.ts, loaded only when an OTLP
+ * endpoint is configured. Wired by hand rather than through sdk-node, which
+ * loads every exporter it knows (gRPC, Zipkin, Prometheus) to pick one: here
+ * OTLP/HTTP, protobuf or JSON, for traces and metrics. The standard variables
+ * are the SDK's own to read (endpoint, headers, timeout, sampler, resource,
+ * batch sizes); the two it reads only through sdk-node, the protocol and the
+ * metric interval, are read here.
+ */
+import {
+  context,
+  diag,
+  DiagLogLevel,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Histogram,
+  type Span,
+} from '@opentelemetry/api';
+import { parseTraceParent, setGlobalErrorHandler } from '@opentelemetry/core';
+import { OTLPMetricExporter as MetricasJson } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as MetricasProtobuf } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as TracesJson } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as TracesProtobuf } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { randomUUID } from 'node:crypto';
+import { ConfiguracaoInvalida, urlSemSenha } from '../ambiente.js';
+import type { Abertura, Atributos, Metrica, Motor, Tipo, Vao } from './telemetria.js';
+
+const TIPOS: Readonly<Record<Tipo, SpanKind>> = { servidor: SpanKind.SERVER, cliente: SpanKind.CLIENT, interno: SpanKind.INTERNAL };
+
+/** The buckets the MCP conventions give their duration histograms (seconds), used for A2A's too. */
+const LIMITES_DOS_BALDES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+const PROTOCOLOS = ['http/protobuf', 'http/json'] as const;
+type Protocolo = (typeof PROTOCOLOS)[number];
+
+const contextoDe = (traceparent: string) => {
+  const pai = parseTraceParent(traceparent);
+  return pai ? trace.setSpanContext(context.active(), pai) : undefined;
+};
+
+const traceparentDe = (span: Span): string => {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+};
+
+class VaoOtel implements Vao {
+  private readonly comeco = performance.now();
+  /** The attributes the histogram keeps, as they are set. */
+  private readonly medidos: Attributes = {};
+
+  constructor(
+    private readonly span: Span,
+    private readonly metrica?: { readonly histograma: Histogram; readonly chaves: ReadonlySet<string> },
+  ) {}
+
+  get traceId(): string {
+    return this.span.spanContext().traceId;
+  }
+
+  get spanId(): string {
+    return this.span.spanContext().spanId;
+  }
+
+  get traceparent(): string {
+    return traceparentDe(this.span);
+  }
+
+  nomear(nome: string): void {
+    this.span.updateName(nome);
+  }
+
+  definir(atributos: Atributos): void {
+    for (const [chave, valor] of Object.entries(atributos)) {
+      if (valor === undefined) continue;
+      this.span.setAttribute(chave, valor);
+      if (this.metrica?.chaves.has(chave)) this.medidos[chave] = valor;
+    }
+  }
+
+  ligarA(traceparent: string): void {
+    const outro = parseTraceParent(traceparent);
+    if (outro) this.span.addLink({ context: outro });
+  }
+
+  falhar(tipo: string, descricao?: string): void {
+    this.definir({ 'error.type': tipo });
+    this.span.setStatus({ code: SpanStatusCode.ERROR, ...(descricao === undefined ? {} : { message: descricao }) });
+  }
+
+  dentro<T>(fazer: () => T): T {
+    return context.with(trace.setSpan(context.active(), this.span), fazer);
+  }
+
+  encerrar(): void {
+    this.span.end();
+    this.metrica?.histograma.record((performance.now() - this.comeco) / 1000, this.medidos);
+  }
+}
+
+/** A failed export is a warning, the same one at most once a minute: a collector that is down would say it every batch. */
+function avisador(log: (linha: string) => void): (texto: string) => void {
+  const ditos = new Map<string, number>();
+  return (texto) => {
+    const linha = texto.replace(/\s+/g, ' ').slice(0, 300);
+    const agora = Date.now();
+    if ((ditos.get(linha) ?? -Infinity) > agora - 60_000) return;
+    if (ditos.size > 100) ditos.clear();
+    ditos.set(linha, agora);
+    log(`telemetria: ${linha}`);
+  };
+}
+
+const textoDoErro = (erro: unknown): string =>
+  erro instanceof Error ? erro.message : typeof erro === 'string' ? erro : JSON.stringify(erro);
+
+/** The protocol for a signal: its own variable, the general one, or http/protobuf (the spec's default). */
+function protocolo(env: NodeJS.ProcessEnv, sinal: 'TRACES' | 'METRICS'): Protocolo {
+  const nome = env[`OTEL_EXPORTER_OTLP_${sinal}_PROTOCOL`] ? `OTEL_EXPORTER_OTLP_${sinal}_PROTOCOL` : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const valor = env[nome]?.trim() || 'http/protobuf';
+  const conhecido = PROTOCOLOS.find((um) => um === valor);
+  if (conhecido) return conhecido;
+  throw new ConfiguracaoInvalida(`${nome}=${valor}: este processo exporta por OTLP/HTTP (http/protobuf ou http/json)`);
+}
+
+/** Whether `OTEL_{TRACES,METRICS}_EXPORTER` leaves this signal on: unset or `otlp` is on, `none` off. */
+function exporta(env: NodeJS.ProcessEnv, sinal: 'TRACES' | 'METRICS'): boolean {
+  const valor = env[`OTEL_${sinal}_EXPORTER`]?.trim() || 'otlp';
+  if (valor === 'otlp' || valor === 'none') return valor === 'otlp';
+  throw new ConfiguracaoInvalida(`OTEL_${sinal}_EXPORTER=${valor}: este processo exporta por otlp (ou none)`);
+}
+
+/** Milliseconds from a variable, or the default; what is not a positive integer is refused, naming it. */
+function milissegundos(env: NodeJS.ProcessEnv, nome: string, padrao: number): number {
+  const bruto = env[nome]?.trim();
+  if (!bruto) return padrao;
+  const valor = Number(bruto);
+  if (Number.isInteger(valor) && valor > 0) return valor;
+  throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado um inteiro positivo (milissegundos)`);
+}
+
+/** The motor, with a line saying where it exports. A value it cannot honour stops the process, naming its variable. */
+export function abrirOtel(servico: string, log: (linha: string) => void, env: NodeJS.ProcessEnv): { motor: Motor; descricao: string } {
+  const traces = exporta(env, 'TRACES');
+  // Metrics go where OTEL_EXPORTER_OTLP_ENDPOINT or the metrics endpoint says; a traces endpoint alone names no place for them.
+  const metricas = exporta(env, 'METRICS') && Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const protocoloDosTraces = protocolo(env, 'TRACES');
+  const protocoloDasMetricas = protocolo(env, 'METRICS');
+  const intervalo = milissegundos(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000);
+  const prazo = Math.min(milissegundos(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000), intervalo);
+
+  const avisar = avisador(log);
+  diag.setLogger(
+    { error: avisar, warn: avisar, info: () => undefined, debug: () => undefined, verbose: () => undefined },
+    DiagLogLevel.WARN,
+  );
+  setGlobalErrorHandler((erro) => avisar(`exportacao falhou: ${textoDoErro(erro)}`));
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over the process's own name.
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': servico, 'service.instance.id': randomUUID() }))
+    .merge(detectResources({ detectors: [envDetector] }));
+
+  const provedor = new NodeTracerProvider({
+    resource,
+    spanProcessors: traces ? [new BatchSpanProcessor(protocoloDosTraces === 'http/json' ? new TracesJson() : new TracesProtobuf())] : [],
+  });
+  // The context manager (AsyncLocalStorage) and the W3C propagator, globally: the spans of a request nest under it.
+  provedor.register();
+  const tracer = provedor.getTracer('a-ponte');
+
+  const provedorDeMetricas = new MeterProvider({
+    resource,
+    readers: metricas
+      ? [
+          new PeriodicExportingMetricReader({
+            exporter: protocoloDasMetricas === 'http/json' ? new MetricasJson() : new MetricasProtobuf(),
+            exportIntervalMillis: intervalo,
+            exportTimeoutMillis: prazo,
+          }),
+        ]
+      : [],
+  });
+  const medidor = provedorDeMetricas.getMeter('a-ponte');
+  const histogramas = new Map<string, Histogram>();
+  const histograma = ({ nome, descricao }: Metrica) => {
+    let existente = histogramas.get(nome);
+    if (!existente) {
+      existente = medidor.createHistogram(nome, {
+        unit: 's',
+        description: descricao,
+        advice: { explicitBucketBoundaries: LIMITES_DOS_BALDES },
+      });
+      histogramas.set(nome, existente);
+    }
+    return existente;
+  };
+
+  const motor: Motor = {
+    iniciar(nome: string, { tipo, pai, ligacoes = [], atributos = {}, metrica }: Abertura): Vao {
+      const links = ligacoes.flatMap((ligacao) => {
+        const outro = parseTraceParent(ligacao);
+        return outro ? [{ context: outro }] : [];
+      });
+      const span = tracer.startSpan(
+        nome,
+        { kind: TIPOS[tipo], links },
+        (pai === undefined ? undefined : contextoDe(pai)) ?? context.active(),
+      );
+      const vao = new VaoOtel(span, metrica && { histograma: histograma(metrica), chaves: new Set(metrica.atributos) });
+      vao.definir(atributos);
+      return vao;
+    },
+    atual() {
+      const span = trace.getActiveSpan();
+      return span && new VaoOtel(span);
+    },
+    observar(nome, descricao, unidade, ler) {
+      medidor.createObservableGauge(nome, { description: descricao, unit: unidade }).addCallback(async (resultado) => {
+        resultado.observe(await ler());
+      });
+    },
+    encerrar: async () => {
+      await Promise.allSettled([provedor.shutdown(), provedorDeMetricas.shutdown()]);
+    },
+  };
+  const onde = urlSemSenha(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || '');
+  const sinais = [traces ? `traces (${protocoloDosTraces})` : '', metricas ? `metricas (${protocoloDasMetricas})` : '']
+    .filter(Boolean)
+    .join(' e ');
+  return { motor, descricao: `telemetria OTLP/HTTP para ${onde}: ${sinais || 'nada (exportadores em none)'}` };
+}

@@ -1,0 +1,88 @@
+/**
+ * PostgreSQL work as spans (with telemetry on): each query a pool's
+ * connection runs is a CLIENT span by the database conventions, under
+ * whatever runs when it is asked (a request's span, an MCP call's). Done
+ * here, on the connection, rather than by the `pg` instrumentation, which
+ * patches the module as it loads: that needs a loader hook registered
+ * before anything starts, while telemetry here is decided (and loaded)
+ * only once a process reads its configuration. Queries are the
+ * processes' own parameterized text ($1, $2): the values never reach a span.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { objeto } from '../log.js';
+import { iniciarVao, telemetriaLigada, type Vao } from './telemetria.js';
+
+/** Longer query text is cut: a span is for recognising the statement, not for archiving it. */
+const TEXTO_MAXIMO = 2000;
+
+interface Destino {
+  readonly database?: unknown;
+  readonly host?: unknown;
+  readonly port?: unknown;
+}
+
+function vaoDaConsulta(texto: string, { database, host, port }: Destino): Vao | undefined {
+  const operacao = /^\s*(\w+)/.exec(texto)?.[1]?.toUpperCase();
+  const colecao = /\b(?:from|into|update)\s+"?([\w.]+)"?/i.exec(texto)?.[1];
+  return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || 'postgresql', {
+    tipo: 'cliente',
+    atributos: {
+      'db.system.name': 'postgresql',
+      'db.operation.name': operacao,
+      'db.collection.name': colecao,
+      'db.query.text': texto.slice(0, TEXTO_MAXIMO),
+      'db.namespace': typeof database === 'string' ? database : undefined,
+      'server.address': typeof host === 'string' ? host : undefined,
+      'server.port': typeof port === 'number' ? port : undefined,
+    },
+  });
+}
+
+function terminar(vao: Vao, erro?: unknown): void {
+  if (erro !== undefined && erro !== null) {
+    // SQLSTATE, when the server answered; else the client's own failure (a lost connection, a timeout).
+    const codigo = objeto(erro)?.code;
+    const tipo = typeof codigo === 'string' ? codigo : erro instanceof Error ? erro.name : 'Error';
+    if (typeof codigo === 'string') vao.definir({ 'db.response.status_code': codigo });
+    vao.falhar(tipo, erro instanceof Error ? erro.message : undefined);
+  }
+  vao.encerrar();
+}
+
+type Consulta = (...argumentos: unknown[]) => unknown;
+
+function observarConexao(cliente: PoolClient): void {
+  const consultar = cliente.query.bind(cliente) as Consulta;
+  const destino = objeto((cliente as unknown as { readonly connectionParameters?: unknown }).connectionParameters) ?? {};
+  const observada: Consulta = (...argumentos) => {
+    const [primeiro] = argumentos;
+    const texto = typeof primeiro === 'string' ? primeiro : objeto(primeiro)?.text;
+    // A Submittable (a cursor, a stream) reports in its own way: passed on as it is.
+    const vao = typeof texto === 'string' && typeof objeto(primeiro)?.submit !== 'function' ? vaoDaConsulta(texto, destino) : undefined;
+    if (!vao) return consultar(...argumentos);
+    const ultimo = argumentos.at(-1);
+    if (typeof ultimo === 'function') {
+      // The pool's own query() calls with a callback.
+      const avisar = ultimo as (erro: unknown, resultado: unknown) => void;
+      return consultar(...argumentos.slice(0, -1), (erro: unknown, resultado: unknown) => {
+        terminar(vao, erro);
+        avisar(erro, resultado);
+      });
+    }
+    const resultado = consultar(...argumentos);
+    if (resultado instanceof Promise)
+      resultado.then(
+        () => terminar(vao),
+        (erro: unknown) => terminar(vao, erro),
+      );
+    else terminar(vao);
+    return resultado;
+  };
+  cliente.query = observada as PoolClient['query'];
+}
+
+/** Every connection `pool` opens from now on has its queries traced; nothing while telemetry is off. */
+export function observarPool(pool: Pool): Pool {
+  if (telemetriaLigada()) pool.on('connect', observarConexao);
+  return pool;
+}
