@@ -5,6 +5,9 @@
  * concurrency with autocannon, prints one table and writes it as JSON.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -253,6 +256,21 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
 
 const segredo = randomBytes(32).toString('hex');
 
+/** An OTLP/HTTP endpoint that reads each export whole and answers 200, counting them: the cheapest collector there is. */
+async function coletorMudo(): Promise<{ url: string; lotes: () => number; fechar: () => void }> {
+  let lotes = 0;
+  const servidor = createServer((req, res) => {
+    req.resume().on('end', () => {
+      lotes++;
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf' }).end();
+    });
+  });
+  servidor.listen(0, '127.0.0.1');
+  await once(servidor, 'listening');
+  const { port } = servidor.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${String(port)}`, lotes: () => lotes, fechar: () => servidor.close() };
+}
+
 /**
  * Each process, compiled, started `vezes` times: from spawn to accepting
  * connections (its "ouvindo em" line), and its RSS once it has sat idle for
@@ -395,6 +413,32 @@ try {
     await anterior.parar();
     antes = { antes: mediana(deAntes), agora: mediana(deAgora) };
   }
+  // Telemetry on, exporting to a local OTLP endpoint that reads each batch and answers 200 (no decoding on
+  // this machine's CPU): both processes traced, as deployed, against the untraced pair, in alternating rounds.
+  const coletor = await coletorMudo();
+  const comTelemetria = { OTEL_EXPORTER_OTLP_ENDPOINT: coletor.url };
+  const mcpTracado = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...comTelemetria });
+  const agenteTracado = await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcpTracado.url, ...comTelemetria });
+  const [semTraces, comTraces]: [number[], number[]] = [[], []];
+  for (let rodada = 1; rodada <= 3; rodada++) {
+    semTraces.push(
+      (await aquecerEMedir(`nosso A2A sem telemetria, rodada ${String(rodada)}: SendMessage sala livre`, a2a, enviarLivre)).reqPorSeg,
+    );
+    comTraces.push(
+      (
+        await aquecerEMedir(
+          `nosso A2A com telemetria (OTLP local), rodada ${String(rodada)}: SendMessage sala livre`,
+          `${agenteTracado.url}/a2a`,
+          enviarLivre,
+        )
+      ).reqPorSeg,
+    );
+  }
+  await agenteTracado.parar();
+  await mcpTracado.parar();
+  coletor.fechar();
+  const telemetria = { sem: mediana(semTraces), com: mediana(comTraces), lotes: coletor.lotes() };
+  process.stderr.write(`  coletor local: ${String(telemetria.lotes)} lotes OTLP recebidos\n`);
   // The generic bridge over the same server: AGENTE_MCP_CONFIG names it, and the booking is a tool call in a data part.
   const pastaGenerica = mkdtempSync(join(tmpdir(), 'bench-generico-'));
   const configGenerica = join(pastaGenerica, 'mcp.json');
@@ -484,6 +528,8 @@ try {
     ...(antes && {
       'SendMessage agora / antes (--agente-antes, medianas de 3 rodadas alternadas, vazao, alvo >= 0.95)': antes.agora / antes.antes,
     }),
+    'SendMessage com telemetria / sem (OTLP local, os dois processos com traces e metricas, medianas de 3 rodadas alternadas, vazao)':
+      telemetria.com / telemetria.sem,
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,
     'consultar p50 com 100000 / com 10 (alvo <= 1.5)': (escala.get(100_000)?.p50 ?? NaN) / (escala.get(10)?.p50 ?? NaN),
