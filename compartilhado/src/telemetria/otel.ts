@@ -36,6 +36,9 @@ const TIPOS: Readonly<Record<Tipo, SpanKind>> = { servidor: SpanKind.SERVER, cli
 const LIMITES_DOS_BALDES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 const PROTOCOLOS = ['http/protobuf', 'http/json'] as const;
+
+/** How long the exit waits for the last export: well inside the 5 s a stopping process has (processo.ts). */
+const PRAZO_PARA_DESCARREGAR_MS = 2000;
 type Protocolo = (typeof PROTOCOLOS)[number];
 
 const contextoDe = (traceparent: string) => {
@@ -224,7 +227,9 @@ export function abrirOtel(servico: string, log: (linha: string) => void, env: No
       });
     },
     encerrar: async () => {
-      await Promise.allSettled([provedor.shutdown(), provedorDeMetricas.shutdown()]);
+      // A collector that hangs would hold the exit until the forced one: what it has not taken by then is dropped.
+      const desistir = new Promise((resolver) => setTimeout(resolver, PRAZO_PARA_DESCARREGAR_MS).unref());
+      await Promise.race([Promise.allSettled([provedor.shutdown(), provedorDeMetricas.shutdown()]), desistir]);
     },
   };
   const onde = urlSemSenha(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || '');
