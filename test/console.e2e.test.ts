@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { enviar, tarefa } from './apoio/a2a.js';
 import { chamarFerramenta, textoDe } from './apoio/mcp.js';
+import { iniciarReceptor } from './apoio/otlp.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 
 const CAPTURAS = new URL('capturas/', import.meta.url);
@@ -135,6 +136,8 @@ describe('the console, in Chromium', () => {
       titulos.some((titulo) => titulo.startsWith('A2A SendStreamingMessage')),
       titulos.join('\n'),
     );
+    // Telemetry is off: each exchange says how long it took, and none names a trace to look up.
+    for (const titulo of titulos) assert.match(titulo, / \d+\.\d ms$/, 'a duration, and no trace_id after it');
     for (const detalhe of await fio.locator('details').all()) await detalhe.locator('summary').click();
     const texto = await fio.innerText();
     assert.match(texto, /"requestState": "<selado: \d+ bytes>"/, 'the pause and the retry show the state sealed');
@@ -226,6 +229,78 @@ it('with AGENTE_TOKENS: asks for a token, says when the agent refuses it, and wo
     await navegador.fechar();
     await agente.parar();
     await mcp.parar();
+  }
+});
+
+it('with telemetry on: each exchange on the Fio names its trace, the one the agent exported its spans under', async () => {
+  const receptor = await iniciarReceptor();
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receptor.url, OTEL_BSP_SCHEDULE_DELAY: '50' };
+  const mcp = await iniciarServidorMcp(otel);
+  const agente = await iniciarAgente(mcp.url, otel);
+  const navegador = await abrirNavegador();
+  try {
+    const pagina = await navegador.contexto.newPage();
+    await pagina.goto(agente.url);
+    const fio = pagina.getByRole('list', { name: 'Fio' });
+    const traceDe = (titulo: string) => / \d+\.\d ms trace_id=([0-9a-f]{32})$/.exec(titulo)?.[1];
+
+    // The rooms came with SendMessage: the trace id the page read from its traceresponse is the agent's span's.
+    const listagem = await fio
+      .locator('li > p')
+      .filter({ hasText: /^A2A SendMessage / })
+      .innerText();
+    const traceDaListagem = traceDe(listagem);
+    assert.ok(traceDaListagem, listagem);
+    await receptor.esperar(() =>
+      receptor.spans.some(
+        (span) =>
+          span.servico === 'agente' && span.tipo === 'SPAN_KIND_SERVER' && span.nome === 'SendMessage' && span.traceId === traceDaListagem,
+      ),
+    );
+
+    // A booking: the MCP requests the agent made for it ran in the trace of the page's request.
+    await reservar(pagina, { sala: 'sala-aquario', inicio: '2026-11-04T10:00', fim: '2026-11-04T11:00', responsavel: 'Doc Brown' });
+    await resultado(pagina)
+      .getByText(/^Reserva res-\d{4} confirmada na sala-aquario\.$/)
+      .waitFor();
+    const titulos = await fio.locator('li > p').allInnerTexts();
+    const [passo, ...mcps] = titulos;
+    assert.match(passo ?? '', /^A2A SendStreamingMessage /, titulos.join('\n'));
+    const trace = traceDe(passo ?? '');
+    assert.ok(trace, titulos.join('\n'));
+    assert.ok(
+      mcps.some((titulo) => titulo.startsWith('MCP tools/call')),
+      titulos.join('\n'),
+    );
+    for (const titulo of mcps) {
+      assert.equal(traceDe(titulo), trace, titulo);
+      assert.equal(/traceparent=00-([0-9a-f]{32})-/.exec(titulo)?.[1], trace, `the traceparent sent names the same trace: ${titulo}`);
+    }
+    // The exported spans: the page's request, and the MCP client span the tools/call's traceparent names.
+    const chamada = mcps.find((titulo) => titulo.startsWith('MCP tools/call')) ?? '';
+    const spanDaChamada = /traceparent=00-[0-9a-f]{32}-([0-9a-f]{16})-/.exec(chamada)?.[1];
+    await receptor.esperar(() =>
+      receptor.spans.some(
+        (span) =>
+          span.servico === 'agente' && span.tipo === 'SPAN_KIND_SERVER' && span.nome === 'SendStreamingMessage' && span.traceId === trace,
+      ),
+    );
+    await receptor.esperar(() =>
+      receptor.spans.some(
+        (span) =>
+          span.servico === 'agente' &&
+          span.tipo === 'SPAN_KIND_CLIENT' &&
+          span.nome === 'tools/call reservar_sala' &&
+          span.traceId === trace &&
+          span.spanId === spanDaChamada,
+      ),
+    );
+    await capturar(pagina, 'fio-com-telemetria');
+  } finally {
+    await navegador.fechar();
+    await agente.parar();
+    await mcp.parar();
+    await receptor.fechar();
   }
 });
 

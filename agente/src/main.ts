@@ -67,7 +67,7 @@ async function montarApp(
     config.mcpUrl,
     log,
     config.tokenDoMcp,
-    fio && ((pedido, http, resposta) => fio.anotar(pedido, http, resposta)),
+    fio && ((pedido, http, resposta, ms, traceId) => fio.anotar(pedido, http, resposta, ms, traceId)),
     config.prazoDoMcpMs,
   );
   // A claim outlives the longest step it covers: up to three MCP requests (tools/list, the policy, the call).

@@ -14,10 +14,10 @@ const pausa = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { resultType: 'inp
 
 it('keeps what a step of a Task asked MCP, sealed when read; nothing outside a step', async () => {
   const fio = new FioMcp();
-  fio.anotar(pedido(0), 200, '{}');
+  fio.anotar(pedido(0), 200, '{}', 1);
   await fio.naTask('t1', () => {
-    fio.anotar(pedido(1), 200, pausa);
-    fio.anotar(pedido(2, { requestState: 'v1.c2VsYWRv.bWFj' }), 200, '{"jsonrpc":"2.0","id":2,"result":{}}');
+    fio.anotar(pedido(1), 200, pausa, 1);
+    fio.anotar(pedido(2, { requestState: 'v1.c2VsYWRv.bWFj' }), 200, '{"jsonrpc":"2.0","id":2,"result":{}}', 1);
     return Promise.resolve();
   });
   const trocas = fio.trocas('t1');
@@ -41,7 +41,7 @@ it('past LIMITE_DE_CARACTERES the least recently used Tasks go first, never the 
   const grande = 'x'.repeat(LIMITE_DE_CARACTERES / 4);
   for (const taskId of ['a', 'b', 'c', 'd', 'e'])
     await fio.naTask(taskId, () => {
-      fio.anotar(pedido(1), 200, grande);
+      fio.anotar(pedido(1), 200, grande, 1);
       return Promise.resolve();
     });
   assert.deepEqual(
@@ -51,10 +51,43 @@ it('past LIMITE_DE_CARACTERES the least recently used Tasks go first, never the 
   assert.match(fio.trocas('e')[0]?.resposta ?? '', /… \(cortado\)$/, 'a body is cut for the panel');
 
   await fio.naTask('longa', () => {
-    for (let id = 1; id <= TROCAS_POR_TASK + 2; id++) fio.anotar(pedido(id), 200, '{}');
+    for (let id = 1; id <= TROCAS_POR_TASK + 2; id++) fio.anotar(pedido(id), 200, '{}', 1);
     return Promise.resolve();
   });
   const ids = fio.trocas('longa').map((troca) => troca.id);
   assert.equal(ids.length, TROCAS_POR_TASK);
   assert.equal(ids[0], '3');
+});
+
+it('keeps each exchange’s duration and, with telemetry on, its trace id; the trace ids count towards LIMITE_DE_CARACTERES', async () => {
+  const fio = new FioMcp();
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  await fio.naTask('t1', () => {
+    fio.anotar(pedido(1), 200, '{}', 37.7, traceId);
+    fio.anotar(pedido(2), 200, '{}', 2.5);
+    return Promise.resolve();
+  });
+  assert.deepEqual(
+    fio.trocas('t1').map(({ id, ms, traceId }) => ({ id, ms, traceId })),
+    [
+      { id: '1', ms: 37.7, traceId },
+      { id: '2', ms: 2.5, traceId: undefined },
+    ],
+  );
+  assert.ok(!('traceId' in (fio.trocas('t1')[1] ?? {})), 'telemetry off: no trace id at all');
+
+  // Two Tasks' bodies 8 characters short of the limit: 4 more of body fit, those 4 and a trace id's 32 do not.
+  const corpo = 'x'.repeat(LIMITE_DE_CARACTERES / 2 - pedido(1).length - 4);
+  const cheio = new FioMcp();
+  for (const taskId of ['a', 'b'])
+    await cheio.naTask(taskId, () => {
+      cheio.anotar(pedido(1), 200, corpo, 1);
+      return Promise.resolve();
+    });
+  assert.equal(cheio.trocas('a').length, 1, 'bodies alone stay within the limit');
+  await cheio.naTask('b', () => {
+    cheio.anotar('{}', 200, '{}', 1, traceId);
+    return Promise.resolve();
+  });
+  assert.deepEqual([cheio.trocas('a').length, cheio.trocas('b').length], [0, 2]);
 });

@@ -1,7 +1,8 @@
 /**
  * What the console's Fio panel shows of an exchange, for the agent that
  * serves the MCP ones and the page that shows them with its own A2A ones:
- * the request's method, JSON-RPC id and traceparent, and both bodies with
+ * the request's method, JSON-RPC id and traceparent, its duration and, with
+ * telemetry on, the trace id to look up, and both bodies with
  * every `requestState` (the MCP server's sealed state, for the server's
  * eyes only) written as `<selado: N bytes>`. No Node import: the page is
  * built from this file too.
@@ -16,6 +17,10 @@ export interface Troca {
   readonly traceparent?: string;
   /** The HTTP status of the answer, when the agent noted it. */
   readonly http?: number;
+  /** From the request sent to its answer read whole (a stream's, to its end), as the side that made it measured. */
+  readonly ms: number;
+  /** With telemetry on, the trace the exchange ran in (32 hex): what to look up where the spans are exported. */
+  readonly traceId?: string;
   readonly pedido: string;
   readonly resposta: string;
 }

@@ -26,6 +26,14 @@ export interface Conexao {
   readonly trocasMcp: (taskId: string) => Promise<Troca[]>;
 }
 
+/**
+ * The trace id in the agent's `traceresponse` header (W3C Trace Context
+ * Level 2: `00-<trace-id>-<span-id>-<flags>`), which it sends only with its
+ * telemetry on: the trace of the request, to look up where it exports.
+ */
+const TRACERESPONSE = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const traceIdDe = (resposta: Response) => TRACERESPONSE.exec(resposta.headers.get('traceresponse')?.trim() ?? '')?.[1];
+
 /** The SDK types the card's lists as always there, but leaves out what the card's JSON left out. */
 const quantos = (lista: readonly unknown[] | undefined) => lista?.length ?? 0;
 
@@ -39,9 +47,14 @@ export async function conectar(aoTrocar: AoTrocar): Promise<Conexao> {
   const pendentes = new Set<Promise<void>>();
   const fetchImpl: typeof fetch = async (entrada, init) => {
     const pedido = typeof init?.body === 'string' ? init.body : '';
+    const comeco = performance.now();
     const resposta = await fetch(entrada, comToken(init));
+    const traceId = traceIdDe(resposta);
+    // Called once the answer is read whole: a stream's duration runs to its end, as the agent's span does.
     const registrar = (texto: string) => {
-      if (pedido) aoTrocar({ protocolo: 'A2A', ...cabecalhoDaTroca(lerJson(pedido)), pedido, resposta: texto });
+      if (!pedido) return;
+      const ms = performance.now() - comeco;
+      aoTrocar({ protocolo: 'A2A', ...cabecalhoDaTroca(lerJson(pedido)), ms, ...(traceId ? { traceId } : {}), pedido, resposta: texto });
     };
     if (!resposta.body || !resposta.headers.get('content-type')?.includes('text/event-stream')) {
       registrar(await resposta.clone().text());

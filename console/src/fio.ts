@@ -1,7 +1,9 @@
 /**
  * The Fio panel: every A2A request the page made and its answer, and under
  * each the MCP requests the agent made for the Task meanwhile, in order,
- * with their JSON-RPC ids and traceparents. Sealed states are never shown.
+ * with their JSON-RPC ids and traceparents, how long each took and, with
+ * the agent's telemetry on, the trace id to look up. Sealed states are
+ * never shown.
  */
 import { selarTexto, type Troca } from 'compartilhado/fio';
 
@@ -39,6 +41,8 @@ export class Fio {
       `id=${troca.id}`,
       ...(troca.traceparent ? [`traceparent=${troca.traceparent}`] : []),
       ...(troca.http ? [`http=${String(troca.http)}`] : []),
+      `${troca.ms.toFixed(1)} ms`,
+      ...(troca.traceId ? [`trace_id=${troca.traceId}`] : []),
     ];
     titulo.textContent = `${troca.protocolo} ${troca.metodo} ${detalhes.join(' ')}`;
     item.append(titulo, bloco('pedido', troca.pedido), bloco('resposta', troca.resposta));

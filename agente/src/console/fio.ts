@@ -4,15 +4,16 @@
  * `naTask`; every MCP request the client makes meanwhile is noted under
  * that Task as it went, nothing parsed on the request's path, and read and
  * sealed only when the console asks. Memory is bounded: at most
- * TROCAS_POR_TASK per Task (the oldest go), and once the bodies kept pass
- * LIMITE_DE_CARACTERES the least recently used Tasks go first; a Task's
- * exchanges also go with it when the memory store forgets the Task.
+ * TROCAS_POR_TASK per Task (the oldest go), and once the bodies and trace
+ * ids kept pass LIMITE_DE_CARACTERES the least recently used Tasks go
+ * first; a Task's exchanges also go with it when the memory store forgets
+ * the Task.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { cabecalhoDaTroca, selarTexto, type Troca } from 'compartilhado/fio';
 import { lerJson } from 'compartilhado/json';
 
-/** Characters of bodies kept, over every Task (JSON is ASCII, mostly: about as many bytes). */
+/** Characters of bodies and trace ids kept, over every Task (JSON is ASCII, mostly: about as many bytes). */
 export const LIMITE_DE_CARACTERES = 1024 * 1024;
 export const TROCAS_POR_TASK = 50;
 /** A body longer than this is cut when shown: the panel is for reading, not for archiving. */
@@ -20,20 +21,25 @@ const CORPO_MAXIMO = 16 * 1024;
 
 const cortado = (texto: string) => (texto.length > CORPO_MAXIMO ? `${texto.slice(0, CORPO_MAXIMO)}… (cortado)` : texto);
 
-/** An exchange as it was noted: the bodies as they went. */
+/** An exchange as it was noted: the bodies as they went, its duration and, with telemetry on, its trace id. */
 interface Anotada {
   readonly pedido: string;
   readonly http: number;
   readonly resposta: string;
+  readonly ms: number;
+  readonly traceId: string | undefined;
 }
 
-const tamanho = ({ pedido, resposta }: Anotada) => pedido.length + resposta.length;
+/** The characters an exchange keeps: its bodies and its trace id (the duration is a number, the same size for all). */
+const tamanho = ({ pedido, resposta, traceId }: Anotada) => pedido.length + resposta.length + (traceId?.length ?? 0);
 
 /** Sealed before it is cut, so no cut ever leaves part of a state behind. */
-const paraOConsole = ({ pedido, http, resposta }: Anotada): Troca => ({
+const paraOConsole = ({ pedido, http, resposta, ms, traceId }: Anotada): Troca => ({
   protocolo: 'MCP',
   ...cabecalhoDaTroca(lerJson(pedido)),
   http,
+  ms,
+  ...(traceId === undefined ? {} : { traceId }),
   pedido: cortado(selarTexto(pedido)),
   resposta: cortado(selarTexto(resposta)),
 });
@@ -48,14 +54,14 @@ export class FioMcp {
     return this.atual.run(taskId, passo);
   }
 
-  /** An MCP request made inside a Task's step, and the answer it got (JSON text). */
-  anotar(pedido: string, http: number, resposta: string): void {
+  /** An MCP request made inside a Task's step, the answer it got (JSON text), how long it took and, with telemetry on, its trace. */
+  anotar(pedido: string, http: number, resposta: string, ms: number, traceId?: string): void {
     const taskId = this.atual.getStore();
     if (taskId === undefined) return;
     const trocas = this.porTask.get(taskId) ?? [];
     this.porTask.delete(taskId);
     this.porTask.set(taskId, trocas);
-    const anotada = { pedido, http, resposta };
+    const anotada = { pedido, http, resposta, ms, traceId };
     trocas.push(anotada);
     this.caracteres += tamanho(anotada);
     if (trocas.length > TROCAS_POR_TASK) this.caracteres -= tamanho(trocas.shift() ?? anotada);

@@ -21,6 +21,7 @@ import { Readable } from 'node:stream';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
 import { campos, camposDoPedidoMcp } from 'compartilhado/log';
+import { vaoAtual } from 'compartilhado/telemetria';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeDaUrl } from './descricao.js';
 import { desfechoDoResultado, type Log } from './registro.js';
@@ -56,8 +57,12 @@ function cabecalhosDe(brutos: Record<string, string | string[] | undefined>): He
   return cabecalhos;
 }
 
-/** Told each JSON exchange: the request body, the HTTP status, the answer's text (the console's Fio keeps them). */
-export type AoTrocar = (pedido: string, http: number, resposta: string) => void;
+/**
+ * Told each JSON exchange: the request body, the HTTP status, the answer's
+ * text, the milliseconds to it and, with telemetry on, the trace id of the
+ * MCP client span it was sent in (the console's Fio keeps them).
+ */
+export type AoTrocar = (pedido: string, http: number, resposta: string, ms: number, traceId: string | undefined) => void;
 
 /**
  * One HTTP exchange with the MCP server, as the fetch saw it: the request's
@@ -120,6 +125,8 @@ function desfechoDoErro(erro: unknown, troca: Troca | undefined): string {
 function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
   return async (entrada, init) => {
     const comeco = performance.now();
+    // The SDK sends inside the request's MCP client span (vaos.ts): its trace is the exchange's.
+    const traceId = vaoAtual()?.traceId;
     const corpo = init?.body;
     const troca: Troca = { pedido: pedidoDe(corpo) };
     const chamada = chamadaAtual.getStore();
@@ -152,7 +159,7 @@ function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
       const texto = await resposta.body.text();
       troca.ms = performance.now() - comeco;
       if (!daChamada) escrever(log, troca, '-');
-      aoTrocar?.(typeof corpo === 'string' ? corpo : '', status, texto);
+      aoTrocar?.(typeof corpo === 'string' ? corpo : '', status, texto, troca.ms, traceId);
       return new Response(texto, { status, headers });
     }
     troca.ms = performance.now() - comeco;
