@@ -216,7 +216,7 @@ export class ClienteMcp implements ConexaoMcp {
         fetch: comTraceparent(fetchComLog(this.log, this.aoTrocar)),
         authProvider,
       });
-      observarTransporte(transporte, 'http');
+      observarTransporte(transporte, this.url);
       // The SDK's server/discover probe: the connect resolving is its outcome.
       await this.comLinha(() => cliente.connect(transporte));
       return cliente;

@@ -120,7 +120,7 @@ export class Sessao {
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
     const sondagem = registrar(transporte, rotulo, log);
-    observarTransporte(transporte, ehHttp(servidor) ? 'http' : 'stdio');
+    observarTransporte(transporte, ehHttp(servidor) ? servidor.url : 'stdio');
     try {
       await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
     } catch (erro) {

@@ -24,9 +24,21 @@ const versaoDo = (transporte: Transport): string | undefined => {
   return typeof versao === 'string' ? versao : undefined;
 };
 
-/** Watches `transporte` before the SDK Client connects it (the Client chains the handlers already set). Nothing while telemetry is off. */
-export function observarTransporte(transporte: Transport, rede: Rede): void {
+/** Where an HTTP server listens, as the conventions' server.address and server.port. */
+const servidorEm = (url: URL) => ({
+  'server.address': url.hostname.replace(/^\[|\]$/g, ''),
+  'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+});
+
+/**
+ * Watches `transporte` before the SDK Client connects it (the Client chains
+ * the handlers already set): an HTTP server's URL, or a child's stdio.
+ * Nothing while telemetry is off.
+ */
+export function observarTransporte(transporte: Transport, destino: URL | 'stdio'): void {
   if (!telemetriaLigada()) return;
+  const rede: Rede = destino === 'stdio' ? 'stdio' : 'http';
+  const servidor = destino === 'stdio' ? {} : servidorEm(destino);
   const abertos = new Map<RequestId, Vao>();
   /** A request's span ends with its answer, or with why none came (cancelled, failed to send, connection closed). */
   const encerrar = (id: unknown, fim: { readonly resposta: unknown } | { readonly falha: string }) => {
@@ -46,7 +58,7 @@ export function observarTransporte(transporte: Transport, rede: Rede): void {
   transporte.send = async (mensagem, opcoes) => {
     if (!isJSONRPCRequest(mensagem)) return enviar(mensagem, opcoes);
     const { nome, atributos } = vaoDoPedidoMcp(mensagem, rede, versaoDo(transporte));
-    const vao = iniciarVao(nome, { tipo: 'cliente', atributos, metrica: METRICA_MCP_CLIENTE });
+    const vao = iniciarVao(nome, { tipo: 'cliente', atributos: { ...atributos, ...servidor }, metrica: METRICA_MCP_CLIENTE });
     if (!vao) return enviar(mensagem, opcoes);
     abertos.set(mensagem.id, vao);
     // A 2026 HTTP connection cancels by aborting the request's own stream.
