@@ -6,7 +6,8 @@
  * patches the module as it loads: that needs a loader hook registered
  * before anything starts, while telemetry here is decided (and loaded)
  * only once a process reads its configuration. Queries are the
- * processes' own parameterized text ($1, $2): the values never reach a span.
+ * processes' own parameterized text ($1, $2), with any quoted literal
+ * replaced by `?`: the values never reach a span.
  */
 import type { Pool, PoolClient } from 'pg';
 import { objeto } from '../log.js';
@@ -21,7 +22,17 @@ interface Destino {
   readonly port?: unknown;
 }
 
-function vaoDaConsulta(texto: string, { database, host, port }: Destino): Vao | undefined {
+/**
+ * A quoted literal becomes `?`, as the conventions sanitize query text. The
+ * processes pass values as parameters, but a statement sent by the simple
+ * protocol takes none: the exclusion lock's BEGIN; SET LOCAL ...; SELECT,
+ * one round trip, quotes the Task's id in its text (escapeLiteral, which
+ * doubles quotes, E'' strings included).
+ */
+const semLiterais = (texto: string): string => texto.replace(/(?:\b[Ee])?'(?:[^']|'')*'/g, '?');
+
+function vaoDaConsulta(bruto: string, { database, host, port }: Destino): Vao | undefined {
+  const texto = semLiterais(bruto);
   const operacao = /^\s*(\w+)/.exec(texto)?.[1]?.toUpperCase();
   const colecao = /\b(?:from|into|update)\s+"?([\w.]+)"?/i.exec(texto)?.[1];
   return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || 'postgresql', {
