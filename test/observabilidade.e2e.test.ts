@@ -15,9 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { a2a, enviar, estado, pedido, reservaDe, tarefa, type RespostaA2A } from './apoio/a2a.js';
 import { clienteOficial, comoTarefa, nomeDoEstado, texto } from './apoio/cliente-a2a.js';
+import { chamar } from './apoio/mcp.js';
 import { iniciarReceptor, type MetricaRecebida, type Receptor, type SpanRecebido } from './apoio/otlp.js';
 import { portaLivre } from './apoio/ponte-generica.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
@@ -394,6 +396,53 @@ describe('telemetry over OTLP/HTTP protobuf (the default), both processes', () =
       assert.equal(vao.status, 'STATUS_CODE_ERROR', vao.servico);
       assert.deepEqual(vao.atributos, { ...atributosMcp(vao, 'complete', chamado), 'error.type': 'tool_error' });
     }
+  });
+
+  it('what a client makes up (an A2A-Version; an MCP method, tool, prompt or version) is _OTHER on the spans and metrics: no name nor series of its own', async () => {
+    const { agente, mcp, receptor } = processos;
+    const inventado = `inventado-${randomBytes(4).toString('hex')}`;
+    const taskId = randomUUID();
+    assert.equal((await a2a(agente.url, 'GetTask', { id: taskId }, { 'a2a-version': inventado })).corpo.error?.code, -32009);
+    const pedidos = [
+      { id: randomUUID(), metodo: `${inventado}/listar` },
+      { id: randomUUID(), metodo: 'tools/call', params: { name: inventado, arguments: {} } },
+      { id: randomUUID(), metodo: 'prompts/get', params: { name: inventado } },
+      { id: randomUUID(), metodo: 'tools/list', meta: { [PROTOCOL_VERSION_META_KEY]: inventado } },
+    ];
+    for (const chamada of pedidos) assert.ok((await chamar(mcp.url, chamada)).corpo?.error, chamada.metodo);
+
+    const doGet = () => receptor.spans.find((span) => span.atributos['a2a.task.id'] === taskId);
+    const doMcp = (id: string) => receptor.spans.find((span) => span.atributos['jsonrpc.request.id'] === id);
+    await receptor.esperar(() => doGet() !== undefined && pedidos.every(({ id }) => doMcp(id)));
+    assert.equal(doGet()?.atributos['a2a.protocol.version'], '_OTHER');
+    assert.deepEqual(
+      pedidos.map(({ id }) => {
+        const span = doMcp(id);
+        return [
+          span?.nome,
+          span?.atributos['mcp.method.name'],
+          span?.atributos['gen_ai.tool.name'] ?? span?.atributos['gen_ai.prompt.name'],
+        ];
+      }),
+      [
+        ['_OTHER', '_OTHER', undefined],
+        ['tools/call _OTHER', 'tools/call', '_OTHER'],
+        ['prompts/get _OTHER', 'prompts/get', '_OTHER'],
+        ['tools/list', 'tools/list', undefined],
+      ],
+    );
+    assert.equal(doMcp(pedidos[3]?.id ?? '')?.atributos['mcp.protocol.version'], '_OTHER');
+    // Each histogram has measured them by now, as _OTHER.
+    await esperarMetrica(receptor, 'agente', 'ponte.a2a.server.operation.duration', temPonto({ 'a2a.protocol.version': '_OTHER' }));
+    for (const ponto of [
+      { 'mcp.method.name': '_OTHER' },
+      { 'gen_ai.tool.name': '_OTHER' },
+      { 'gen_ai.prompt.name': '_OTHER' },
+      { 'mcp.method.name': 'tools/list', 'mcp.protocol.version': '_OTHER' },
+    ])
+      await esperarMetrica(receptor, 'servidor-mcp', 'mcp.server.operation.duration', temPonto(ponto));
+    for (const { nome, atributos } of receptor.spans) assert.ok(!`${nome} ${JSON.stringify(atributos)}`.includes(inventado), nome);
+    for (const metrica of receptor.metricas) assert.ok(!JSON.stringify(metrica.pontos).includes(inventado), metrica.nome);
   });
 
   it('with an endpoint, both processes load the OpenTelemetry chunk (the control of the test without one)', async () => {

@@ -79,3 +79,10 @@ export async function criarServerCard(handler: McpHttpHandler, comTokens = false
     },
   };
 }
+
+const Nomeados = z.array(z.looseObject({ name: z.string() }));
+
+/** The names of the card's tools and prompts: what the server serves, as its spans name it (any other a client sends is OUTRO there). */
+export function nomesDoCard(card: Awaited<ReturnType<typeof criarServerCard>>): Set<string> {
+  return new Set([...Nomeados.parse(card.tools), ...Nomeados.parse(card.prompts)].map(({ name }) => name));
+}

@@ -19,7 +19,7 @@ import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'comp
 import { toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import type { Vao } from 'compartilhado/telemetria';
-import { abrirVaoDoServidorMcp, encerrarVaoMcp } from 'compartilhado/telemetria/mcp';
+import { abrirVaoDoServidorMcp, encerrarVaoMcp, type Conhecidos } from 'compartilhado/telemetria/mcp';
 import type { Acesso } from './acesso.js';
 import { ReservasIndisponiveis } from './reservas/reservas.js';
 
@@ -177,6 +177,7 @@ export function criarAtendimento(
   log: (linha: string) => void,
   { documentos, link }: Publicos,
   origem: RegraDeOrigem,
+  conhecidos: Conhecidos,
   acesso?: Acesso,
 ) {
   const sdk = toNodeHandler({ fetch: comMensagensContidas(comFalhasDoBanco(handler)) }, { maxRequestBodySize: limiteDoCorpo });
@@ -242,7 +243,7 @@ export function criarAtendimento(
           return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
         }
         registro.id = objeto(pedido)?.id;
-        registro.vao = abrirVaoDoServidorMcp(pedido, req.headers.traceparent);
+        registro.vao = abrirVaoDoServidorMcp(pedido, req.headers.traceparent, conhecidos);
         // PostgreSQL's text type has no NUL: a responsavel with it would fail as the bookings store being down.
         const problema = problemaNoJson(pedido, nulNoCorpo);
         if (problema !== undefined) {

@@ -4,7 +4,7 @@ import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo
 import { regraDeOrigem } from 'compartilhado/origem';
 import { lerConfiguracao } from './config.js';
 import { abrirAgenda } from './dados.js';
-import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard } from './descoberta.js';
+import { CAMINHO_DO_SERVER_CARD, LINK_DO_SERVER_CARD, criarServerCard, nomesDoCard } from './descoberta.js';
 import { criarCodec } from './estado.js';
 import { anotarFalha, CAMINHO, criarAtendimento } from './http.js';
 import { criarAcesso, metadadosDoRecurso } from './acesso.js';
@@ -20,7 +20,8 @@ executarProcesso('servidor-mcp', async () => {
   const codec = criarCodec(config.segredo, config.validadeDoEstadoSegundos);
   const handler = criarHandler({ agenda, codec, aoFalhar: anotarFalha });
   const { identidades } = config;
-  const serverCard = JSON.stringify(await criarServerCard(handler, identidades !== undefined), null, 2);
+  const card = await criarServerCard(handler, identidades !== undefined);
+  const serverCard = JSON.stringify(card, null, 2);
   const servidor = createServer();
   const porta = await escutar(servidor, config.porta, config.host);
   // The public URL of /mcp is known once the port is (port 0 picks one); requests are served from here on,
@@ -31,7 +32,17 @@ executarProcesso('servidor-mcp', async () => {
   if (metadados) documentos.set(metadados.url.pathname, metadados.corpo);
   const acesso = identidades && metadados && criarAcesso(identidades, metadados.url);
   const origem = regraDeOrigem({ porta, host: config.host, publica: config.urlPublica, listadas: config.origens });
-  const atender = criarAtendimento(handler, config.limiteDoCorpoBytes, log, { documentos, link: LINK_DO_SERVER_CARD }, origem, acesso);
+  // The names and the revision a span may carry as a client sent them: those the card publishes.
+  const conhecidos = { nomes: nomesDoCard(card), versoes: new Set([card.protocolVersion]) };
+  const atender = criarAtendimento(
+    handler,
+    config.limiteDoCorpoBytes,
+    log,
+    { documentos, link: LINK_DO_SERVER_CARD },
+    origem,
+    conhecidos,
+    acesso,
+  );
   servidor.on('request', (req, res) => void atender(req, res));
   const quem = identidades ? `, tokens para ${identidades.nomes.join(', ')}` : '';
   log(

@@ -7,7 +7,7 @@
  * HTTP+JSON, grpc.ts for gRPC).
  */
 import { objeto } from 'compartilhado/log';
-import { iniciarVao, type Metrica, type Vao } from 'compartilhado/telemetria';
+import { iniciarVao, OUTRO, type Metrica, type Vao } from 'compartilhado/telemetria';
 
 export const METRICA_A2A: Metrica = {
   nome: 'ponte.a2a.server.operation.duration',
@@ -29,6 +29,9 @@ const METODOS = new Set([
   'DeleteTaskPushNotificationConfig',
   'GetExtendedAgentCard',
 ]);
+
+/** The A2A version every binding of the card declares; the SDK refuses any other (-32009), which is OUTRO on the span. */
+const VERSOES = new Set(['1.0']);
 
 /** HTTP+JSON's routes (after the binding's base path, past an optional tenant) and the method each serves. */
 const ROTAS: readonly (readonly [string, RegExp, string])[] = [
@@ -69,7 +72,7 @@ export function abrirVaoA2A(
   return iniciarVao(nome, {
     tipo: 'servidor',
     ...(typeof traceparent === 'string' ? { pai: traceparent } : {}),
-    atributos: { 'a2a.protocol.version': typeof versao === 'string' && versao !== '' ? versao : '1.0' },
+    atributos: { 'a2a.protocol.version': typeof versao === 'string' && versao !== '' ? (VERSOES.has(versao) ? versao : OUTRO) : '1.0' },
     metrica: METRICA_A2A,
   });
 }

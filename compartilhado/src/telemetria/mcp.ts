@@ -8,10 +8,61 @@
  * what an operator of this bridge looks for.
  */
 import { objeto } from '../log.js';
-import { iniciarVao, type Atributos, type Metrica, type Vao } from './telemetria.js';
+import { iniciarVao, OUTRO, type Atributos, type Metrica, type Vao } from './telemetria.js';
 
 /** The envelope's version key in `_meta` (2026-07-28), as the MCP SDKs name it. */
 const CHAVE_DA_VERSAO = 'io.modelcontextprotocol/protocolVersion';
+
+/** The methods MCP defines (2025-11-25 and 2026-07-28, either direction), as the SDK's schemas name them; any other is OUTRO. */
+const METODOS = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'completion/complete',
+  'logging/setLevel',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'subscriptions/listen',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/cancel',
+  'roots/list',
+  'sampling/createMessage',
+  'elicitation/create',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/roots/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+  'notifications/subscriptions/acknowledged',
+  'notifications/tasks/status',
+]);
+
+/**
+ * What a server serves: its tools' and prompts' names and its protocol
+ * versions. On its spans, any other a client sends is OUTRO.
+ */
+export interface Conhecidos {
+  readonly nomes: ReadonlySet<string>;
+  readonly versoes: ReadonlySet<string>;
+}
+
+/** `valor`, when `validos` has it (or there is no list to check it against); else OUTRO. */
+const conhecido = (valor: string, validos: ReadonlySet<string> | undefined): string =>
+  validos === undefined || validos.has(valor) ? valor : OUTRO;
 
 /** The attributes both histograms keep: the span's, without the request id. */
 const ATRIBUTOS_MEDIDOS = [
@@ -46,17 +97,20 @@ export type Rede = 'http' | 'stdio';
  * A request's span: `{mcp.method.name} {target}` (the tool's or prompt's
  * name), its attributes, and the traceparent its `_meta` carries (SEP-414).
  * `versao` is the session's, for a request that carries no envelope.
+ * `conhecidos`, on a server: what it serves (a client's own request names
+ * only what its server offered).
  */
 export function vaoDoPedidoMcp(
   pedido: unknown,
   rede: Rede,
   versao?: string,
+  conhecidos?: Conhecidos,
 ): { nome: string; atributos: Atributos; traceparent: string | undefined } {
   const mensagem = objeto(pedido);
-  const metodo = typeof mensagem?.method === 'string' ? mensagem.method : '-';
+  const metodo = typeof mensagem?.method === 'string' ? (METODOS.has(mensagem.method) ? mensagem.method : OUTRO) : '-';
   const params = objeto(mensagem?.params);
   const meta = objeto(params?._meta);
-  const nome = typeof params?.name === 'string' ? params.name : undefined;
+  const nome = typeof params?.name === 'string' ? conhecido(params.name, conhecidos?.nomes) : undefined;
   const ferramenta = metodo === 'tools/call' ? nome : undefined;
   const prompt = metodo === 'prompts/get' ? nome : undefined;
   const id = mensagem?.id;
@@ -70,7 +124,7 @@ export function vaoDoPedidoMcp(
       'gen_ai.operation.name': ferramenta === undefined ? undefined : 'execute_tool',
       'mcp.resource.uri': metodo === 'resources/read' && typeof params?.uri === 'string' ? params.uri : undefined,
       'jsonrpc.request.id': typeof id === 'string' || typeof id === 'number' ? String(id) : undefined,
-      'mcp.protocol.version': typeof envelope === 'string' ? envelope : versao,
+      'mcp.protocol.version': typeof envelope === 'string' ? conhecido(envelope, conhecidos?.versoes) : versao,
       'network.transport': rede === 'http' ? 'tcp' : 'pipe',
       'network.protocol.name': rede === 'http' ? 'http' : undefined,
     },
@@ -107,8 +161,8 @@ export function desfechoMcp(resposta: unknown): { atributos: Atributos; falha?: 
  * header's; linked to the header's when the two differ (the hop the
  * request came through).
  */
-export function abrirVaoDoServidorMcp(pedido: unknown, doHttp: string | string[] | undefined): Vao | undefined {
-  const { nome, atributos, traceparent } = vaoDoPedidoMcp(pedido, 'http');
+export function abrirVaoDoServidorMcp(pedido: unknown, doHttp: string | string[] | undefined, conhecidos: Conhecidos): Vao | undefined {
+  const { nome, atributos, traceparent } = vaoDoPedidoMcp(pedido, 'http', undefined, conhecidos);
   const ambiente = typeof doHttp === 'string' ? doHttp : undefined;
   const pai = traceparent ?? ambiente;
   return iniciarVao(nome, {

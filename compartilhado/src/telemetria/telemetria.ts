@@ -30,6 +30,14 @@ export interface Vao {
   encerrar(): void;
 }
 
+/**
+ * What a span and its series say of a value a client made up (a method, a
+ * version, a tool's name), as the HTTP conventions name a method they do
+ * not know: each value of those attributes is a series of the histogram,
+ * kept for the process's life, and a client must not add one per request.
+ */
+export const OUTRO = '_OTHER';
+
 /** A histogram of durations in seconds, fed by the spans that name it. */
 export interface Metrica {
   readonly nome: string;
