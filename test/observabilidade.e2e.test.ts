@@ -386,6 +386,16 @@ describe('telemetry over OTLP/HTTP protobuf (the default), both processes', () =
       ['SPAN_KIND_SERVER', 'STATUS_CODE_ERROR', '-32001'],
     );
 
+    // HTTP+JSON names the method by its route and the Task by its path, even in a 404 that carries no Task; error.type is the status.
+    const pelaRota = await fetch(`${agente.url}/rest/tasks/${inexistente}`);
+    assert.equal(pelaRota.status, 404);
+    await receptor.esperar(() => receptor.spans.filter((span) => span.atributos['a2a.task.id'] === inexistente).length === 2);
+    const vaoRest = receptor.spans.find((span) => span.atributos['a2a.task.id'] === inexistente && span !== vaoDoGet);
+    assert.deepEqual(
+      [vaoRest?.nome, vaoRest?.atributos['a2a.method.name'], vaoRest?.status, vaoRest?.atributos['error.type']],
+      ['GetTask', 'GetTask', 'STATUS_CODE_ERROR', '404'],
+    );
+
     const { a2a: vaoA2A, cliente, servidor } = await esperarArvore(receptor, tarefa(falha).id, 'TASK_STATE_FAILED');
     // The Task failed, the request did not: its span has no error.
     assert.deepEqual([vaoA2A.status, vaoA2A.atributos['error.type']], ['STATUS_CODE_UNSET', undefined]);

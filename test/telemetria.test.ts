@@ -14,6 +14,7 @@ import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { desfechoMcp, METRICA_MCP_CLIENTE, METRICA_MCP_SERVIDOR, vaoDoPedidoMcp } from 'compartilhado/telemetria/mcp';
 import { abrirOtel } from '../compartilhado/src/telemetria/otel.js';
 import { metodoDaRota } from '../agente/src/http/vaos.js';
+import { oQueFaz } from 'compartilhado/telemetria/pg';
 
 const chamada = {
   jsonrpc: '2.0',
@@ -86,16 +87,43 @@ describe('telemetria: nomes das convencoes', () => {
     assert.deepEqual(metodoDaRota('POST', '/acme/message:stream'), { metodo: 'SendStreamingMessage', tenant: 'acme' });
     assert.deepEqual(metodoDaRota('GET', '/tasks'), { metodo: 'ListTasks' });
     assert.deepEqual(metodoDaRota('GET', '/acme/tasks'), { metodo: 'ListTasks', tenant: 'acme' });
-    assert.deepEqual(metodoDaRota('GET', '/tasks/t1'), { metodo: 'GetTask' });
-    assert.deepEqual(metodoDaRota('POST', '/tasks/t1:cancel'), { metodo: 'CancelTask' });
-    assert.deepEqual(metodoDaRota('GET', '/tasks/t1:subscribe'), { metodo: 'SubscribeToTask' });
-    assert.deepEqual(metodoDaRota('POST', '/tasks/t1/pushNotificationConfigs'), { metodo: 'CreateTaskPushNotificationConfig' });
-    assert.deepEqual(metodoDaRota('GET', '/tasks/t1/pushNotificationConfigs'), { metodo: 'ListTaskPushNotificationConfigs' });
-    assert.deepEqual(metodoDaRota('GET', '/tasks/t1/pushNotificationConfigs/c1'), { metodo: 'GetTaskPushNotificationConfig' });
-    assert.deepEqual(metodoDaRota('DELETE', '/tasks/t1/pushNotificationConfigs/c1'), { metodo: 'DeleteTaskPushNotificationConfig' });
+    assert.deepEqual(metodoDaRota('GET', '/tasks/t1'), { metodo: 'GetTask', taskId: 't1' });
+    assert.deepEqual(metodoDaRota('GET', '/acme/tasks/t%201'), { metodo: 'GetTask', tenant: 'acme', taskId: 't 1' });
+    assert.deepEqual(metodoDaRota('POST', '/tasks/t1:cancel'), { metodo: 'CancelTask', taskId: 't1' });
+    assert.deepEqual(metodoDaRota('GET', '/tasks/t1:subscribe'), { metodo: 'SubscribeToTask', taskId: 't1' });
+    assert.deepEqual(metodoDaRota('POST', '/tasks/t1/pushNotificationConfigs'), {
+      metodo: 'CreateTaskPushNotificationConfig',
+      taskId: 't1',
+    });
+    assert.deepEqual(metodoDaRota('GET', '/tasks/t1/pushNotificationConfigs'), { metodo: 'ListTaskPushNotificationConfigs', taskId: 't1' });
+    assert.deepEqual(metodoDaRota('GET', '/tasks/t1/pushNotificationConfigs/c1'), {
+      metodo: 'GetTaskPushNotificationConfig',
+      taskId: 't1',
+    });
+    assert.deepEqual(metodoDaRota('DELETE', '/tasks/t1/pushNotificationConfigs/c1'), {
+      metodo: 'DeleteTaskPushNotificationConfig',
+      taskId: 't1',
+    });
     assert.deepEqual(metodoDaRota('GET', '/extendedAgentCard'), { metodo: 'GetExtendedAgentCard' });
     assert.equal(metodoDaRota('PUT', '/message:send'), undefined);
     assert.equal(metodoDaRota('GET', '/nada/aqui/mesmo'), undefined);
+  });
+});
+
+describe('telemetria: consultas ao PostgreSQL', () => {
+  it('names what a statement does and to which table, past a WITH and a function in FROM', () => {
+    assert.deepEqual(oQueFaz('SELECT numero FROM reservas WHERE sala = $1'), { operacao: 'SELECT', colecao: 'reservas' });
+    assert.deepEqual(oQueFaz('insert into "a2a_tasks" ("id") values ($1)'), { operacao: 'INSERT', colecao: 'a2a_tasks' });
+    assert.deepEqual(oQueFaz('update "ponte_pausas" set x = $1'), { operacao: 'UPDATE', colecao: 'ponte_pausas' });
+    assert.deepEqual(
+      oQueFaz(
+        'WITH entrada AS (SELECT * FROM unnest($1::text[]) WITH ORDINALITY AS e(sala)) INSERT INTO reservas (sala) SELECT sala FROM entrada',
+      ),
+      { operacao: 'INSERT', colecao: 'reservas' },
+    );
+    assert.deepEqual(oQueFaz('WITH x AS (SELECT 1) SELECT * FROM x'), { operacao: 'SELECT', colecao: 'x' });
+    assert.deepEqual(oQueFaz('SELECT * FROM unnest($1::text[])'), { operacao: 'SELECT', colecao: undefined });
+    assert.deepEqual(oQueFaz('BEGIN'), { operacao: 'BEGIN', colecao: undefined });
   });
 });
 

@@ -16,7 +16,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { CAMINHO_A2A, CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
 import { envelopeInvalido, parametroInvalido } from './estrito.js';
 import { lerTraceparent } from '../ponte/trace.js';
-import { abrirVaoA2A, encerrarVaoA2A, metodoDaRota } from './vaos.js';
+import { abrirVaoA2A, encerrarVaoA2A, metodoDaRota, type Rota } from './vaos.js';
 import type { Vao } from 'compartilhado/telemetria';
 
 /** What a request's line says beyond its answer, filled while it runs. */
@@ -30,7 +30,7 @@ export interface Registro {
   /** With telemetry on, an A2A request's span (vaos.ts). */
   vao?: Vao;
   /** The A2A method and tenant an HTTP+JSON route names. */
-  rota?: { readonly metodo: string; readonly tenant?: string };
+  rota?: Rota;
 }
 const registroAtual = new AsyncLocalStorage<Registro>();
 
@@ -224,7 +224,8 @@ export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparen
     encerrarVaoA2A(vao, {
       metodo: rota?.metodo ?? metodo,
       params,
-      taskId: task,
+      // A REST request names its Task in the path: an error answer (a 404) has none to read.
+      taskId: task === '-' ? rota?.taskId : task,
       estado,
       contextId,
       ...(rota?.tenant ? { tenant: rota.tenant } : {}),

@@ -38,29 +38,49 @@ const ROTAS: readonly (readonly [string, RegExp, string])[] = [
   ['POST', /^\/message:send$/, 'SendMessage'],
   ['POST', /^\/message:stream$/, 'SendStreamingMessage'],
   ['GET', /^\/tasks$/, 'ListTasks'],
-  ['GET', /^\/tasks\/[^/:]+$/, 'GetTask'],
-  ['POST', /^\/tasks\/[^/:]+:cancel$/, 'CancelTask'],
-  ['POST', /^\/tasks\/[^/:]+:subscribe$/, 'SubscribeToTask'],
-  ['GET', /^\/tasks\/[^/:]+:subscribe$/, 'SubscribeToTask'],
-  ['POST', /^\/tasks\/[^/]+\/pushNotificationConfigs$/, 'CreateTaskPushNotificationConfig'],
-  ['GET', /^\/tasks\/[^/]+\/pushNotificationConfigs$/, 'ListTaskPushNotificationConfigs'],
-  ['GET', /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, 'GetTaskPushNotificationConfig'],
-  ['DELETE', /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, 'DeleteTaskPushNotificationConfig'],
+  ['GET', /^\/tasks\/([^/:]+)$/, 'GetTask'],
+  ['POST', /^\/tasks\/([^/:]+):cancel$/, 'CancelTask'],
+  ['POST', /^\/tasks\/([^/:]+):subscribe$/, 'SubscribeToTask'],
+  ['GET', /^\/tasks\/([^/:]+):subscribe$/, 'SubscribeToTask'],
+  ['POST', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/, 'CreateTaskPushNotificationConfig'],
+  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/, 'ListTaskPushNotificationConfigs'],
+  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/, 'GetTaskPushNotificationConfig'],
+  ['DELETE', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/, 'DeleteTaskPushNotificationConfig'],
   ['GET', /^\/extendedAgentCard$/, 'GetExtendedAgentCard'],
 ];
 
-/** The A2A method and tenant an HTTP+JSON route names (`caminho` after the base path), or nothing. */
-export function metodoDaRota(verbo: string, caminho: string): { metodo: string; tenant?: string } | undefined {
+/** An HTTP+JSON request as its route names it: the A2A method, and the tenant and Task when the path has them. */
+export interface Rota {
+  readonly metodo: string;
+  readonly tenant?: string;
+  readonly taskId?: string;
+}
+
+/** The route `caminho` (after the base path) is, or nothing. */
+export function metodoDaRota(verbo: string, caminho: string): Rota | undefined {
   for (const [comTenant, resto] of [
     [false, caminho],
     [true, caminho.replace(/^\/[^/]+/, '')],
   ] as const) {
-    const rota = ROTAS.find(([seu, padrao]) => seu === verbo && padrao.test(resto));
-    if (!rota) continue;
-    const tenant = comTenant ? decodeURIComponent(caminho.split('/')[1] ?? '') : undefined;
-    return { metodo: rota[2], ...(tenant ? { tenant } : {}) };
+    for (const [seu, padrao, metodo] of ROTAS) {
+      const achado = seu === verbo ? padrao.exec(resto) : null;
+      if (!achado) continue;
+      const tenant = comTenant ? decodificado(caminho.split('/')[1]) : undefined;
+      const taskId = decodificado(achado[1]);
+      return { metodo, ...(tenant ? { tenant } : {}), ...(taskId ? { taskId } : {}) };
+    }
   }
   return undefined;
+}
+
+/** A path segment as the client meant it; one that does not decode is kept as sent. */
+function decodificado(segmento: string | undefined): string | undefined {
+  if (!segmento) return undefined;
+  try {
+    return decodeURIComponent(segmento);
+  } catch {
+    return segmento;
+  }
 }
 
 /** A request's span, opened as it arrives; its name is its method once known (a JSON-RPC body is read later). */

@@ -31,10 +31,25 @@ interface Destino {
  */
 const semLiterais = (texto: string): string => texto.replace(/(?:\b[Ee])?'(?:[^']|'')*'/g, '?');
 
+/**
+ * What a statement does and to which table: its first word, but for a WITH
+ * the statement its common table expressions feed (the bookings INSERT
+ * reads its rows from unnest() in one); the table is the first one named
+ * after FROM, INTO or UPDATE that is not a function's call.
+ */
+export function oQueFaz(texto: string): { operacao: string | undefined; colecao: string | undefined } {
+  const primeira = /^\s*(\w+)/.exec(texto)?.[1]?.toUpperCase();
+  const escrita = primeira === 'WITH' ? /\b(insert\s+into|update|delete\s+from)\s+"?([\w.]+)"?/i.exec(texto) : null;
+  if (escrita) return { operacao: (escrita[1] ?? '').split(/\s/)[0]?.toUpperCase(), colecao: escrita[2] };
+  return {
+    operacao: primeira === 'WITH' ? 'SELECT' : primeira,
+    colecao: /\b(?:from|into|update)\s+"?([\w.]*\w)\b"?(?!\s*\()/i.exec(texto)?.[1],
+  };
+}
+
 function vaoDaConsulta(bruto: string, { database, host, port }: Destino): Vao | undefined {
   const texto = semLiterais(bruto);
-  const operacao = /^\s*(\w+)/.exec(texto)?.[1]?.toUpperCase();
-  const colecao = /\b(?:from|into|update)\s+"?([\w.]+)"?/i.exec(texto)?.[1];
+  const { operacao, colecao } = oQueFaz(texto);
   return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || 'postgresql', {
     tipo: 'cliente',
     atributos: {
