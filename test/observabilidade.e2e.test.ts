@@ -622,6 +622,40 @@ describe('a collector that cannot take the data costs the requests nothing', () 
   });
 });
 
+/** The queries on `sistema` of `raiz`'s own process under it, at any depth (the agent's SendMessage has the server's under it too). */
+const consultasDoBancoSob = (receptor: Receptor, raiz: SpanRecebido, sistema: string) =>
+  receptor.spans.filter((span) => {
+    if (span.atributos['db.system.name'] !== sistema || span.servico !== raiz.servico || span.traceId !== raiz.traceId) return false;
+    for (let pai = span.pai; pai !== ''; pai = receptor.spans.find((outro) => outro.spanId === pai)?.pai ?? '')
+      if (pai === raiz.spanId) return true;
+    return false;
+  });
+
+describe('SQLite (TASKS_DB a file): the queries as spans', () => {
+  const pasta = mkdtempSync(join(tmpdir(), 'otel-sqlite-'));
+  const processos = comReceptor(() => ({ agente: { TASKS_DB: join(pasta, 'tarefas.db') } }));
+  after(() => rmSync(pasta, { recursive: true, force: true }));
+
+  it("each statement is a CLIENT span under the agent's request that ran it, with no value", async () => {
+    const { agente, receptor } = processos;
+    const reserva = await reservaComPausa(agente.url, '2027-05-05');
+    const arvores = await arvoresDa(receptor, reserva);
+    const raizes = [arvores.pausa.a2a, arvores.resposta.a2a];
+    await receptor.esperar(() => raizes.every((raiz) => consultasDoBancoSob(receptor, raiz, 'sqlite').length > 0));
+    const consultas = raizes.flatMap((raiz) => consultasDoBancoSob(receptor, raiz, 'sqlite'));
+    // The pause is stored under the request that paused.
+    assert.ok(
+      consultasDoBancoSob(receptor, arvores.pausa.a2a, 'sqlite').some((consulta) => consulta.nome === 'INSERT a2a_pausas'),
+      consultas.map((consulta) => consulta.nome).join(', '),
+    );
+    for (const consulta of consultas) {
+      assert.equal(consulta.tipo, 'SPAN_KIND_CLIENT');
+      const atributos = JSON.stringify(consulta.atributos);
+      for (const valor of ['Biff', reserva.taskId]) assert.ok(!atributos.includes(valor), `${valor} in ${atributos}`);
+    }
+  });
+});
+
 describe('PostgreSQL (TASKS_DB and RESERVAS_DB): the queries as spans', () => {
   const iniciados: { postgres?: Postgres; receptor?: Receptor; mcp?: Processo; agente?: Processo } = {};
   before(async () => {
@@ -646,14 +680,7 @@ describe('PostgreSQL (TASKS_DB and RESERVAS_DB): the queries as spans', () => {
     conferirReserva(arvores, reserva, mcp.url);
 
     const doBanco = (span: SpanRecebido) => span.atributos['db.system.name'] === 'postgresql';
-    /** The queries of `raiz`'s own process under it, at any depth (the agent's SendMessage has the server's under it too). */
-    const consultasSob = (raiz: SpanRecebido) =>
-      receptor.spans.filter((span) => {
-        if (!doBanco(span) || span.servico !== raiz.servico || span.traceId !== raiz.traceId) return false;
-        for (let pai = span.pai; pai !== ''; pai = receptor.spans.find((outro) => outro.spanId === pai)?.pai ?? '')
-          if (pai === raiz.spanId) return true;
-        return false;
-      });
+    const consultasSob = (raiz: SpanRecebido) => consultasDoBancoSob(receptor, raiz, 'postgresql');
     const raizes = [arvores.pausa.a2a, arvores.pausa.servidor, arvores.resposta.a2a, arvores.resposta.servidor];
     await receptor.esperar(() => raizes.every((raiz) => consultasSob(raiz).length > 0));
     for (const consulta of raizes.flatMap(consultasSob)) {

@@ -14,7 +14,7 @@ import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { desfechoMcp, METRICA_MCP_CLIENTE, METRICA_MCP_SERVIDOR, vaoDoPedidoMcp } from 'compartilhado/telemetria/mcp';
 import { abrirOtel } from '../compartilhado/src/telemetria/otel.js';
 import { metodoDaRota } from '../agente/src/http/vaos.js';
-import { oQueFaz } from 'compartilhado/telemetria/pg';
+import { oQueFaz } from 'compartilhado/telemetria/banco';
 
 const chamada = {
   jsonrpc: '2.0',

@@ -10,7 +10,7 @@ import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/s
 import type { Kysely } from 'kysely';
 import type { Motor } from './migracoes.js';
 import { urlSemSenha } from 'compartilhado/ambiente';
-import { observarPool } from 'compartilhado/telemetria/pg';
+import { observarPool, observarSqlite } from 'compartilhado/telemetria/banco';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
 import { Campainha, escutarNoPostgres } from './campainha.js';
@@ -117,7 +117,7 @@ export async function abrirArmazenamento({
   }
   await migrarTabelasDoSdk(`sqlite:${banco}`);
   const { default: Sqlite } = await import('better-sqlite3');
-  const db = new Kysely<Tabelas>({ dialect: new SqliteDialect({ database: new Sqlite(banco) }) });
+  const db = new Kysely<Tabelas>({ dialect: new SqliteDialect({ database: observarSqlite(new Sqlite(banco)) }) });
   await migrarTabelasDaPonte(db, 'sqlite');
   // A SQLite file serves one agent: turns are taken, and subscribers woken, in this process only.
   return noSql(db, {

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { urlSemSenha } from 'compartilhado/ambiente';
-import { observarPool } from 'compartilhado/telemetria/pg';
+import { observarPool } from 'compartilhado/telemetria/banco';
 import { idDaReserva, sobrepoe, type DadosDaReserva, type Intervalo, type Ocupacao, type Reserva } from '../dominio/regras.js';
 import { ReservasIndisponiveis, type Insercao, type Reservas } from './reservas.js';
 

@@ -1,8 +1,8 @@
 /**
- * PostgreSQL work as spans (with telemetry on): each query a pool's
- * connection runs is a CLIENT span by the database conventions, under
- * whatever runs when it is asked (a request's span, an MCP call's). Done
- * here, on the connection, rather than by the `pg` instrumentation, which
+ * Database work as spans (with telemetry on): each query a PostgreSQL
+ * pool's connection or a SQLite file runs is a CLIENT span by the database
+ * conventions, under whatever runs when it is asked (a request's span, an
+ * MCP call's). Done here, on the connection, rather than by the `pg` instrumentation, which
  * patches the module as it loads: that needs a loader hook registered
  * before anything starts, while telemetry here is decided (and loaded)
  * only once a process reads its configuration. Queries are the
@@ -15,6 +15,9 @@ import { iniciarVao, telemetriaLigada, type Vao } from './telemetria.js';
 
 /** Longer query text is cut: a span is for recognising the statement, not for archiving it. */
 const TEXTO_MAXIMO = 2000;
+
+/** The conventions' name of each engine. */
+type Sistema = 'postgresql' | 'sqlite';
 
 interface Destino {
   readonly database?: unknown;
@@ -47,13 +50,13 @@ export function oQueFaz(texto: string): { operacao: string | undefined; colecao:
   };
 }
 
-function vaoDaConsulta(bruto: string, { database, host, port }: Destino): Vao | undefined {
+function vaoDaConsulta(bruto: string, sistema: Sistema, { database, host, port }: Destino = {}): Vao | undefined {
   const texto = semLiterais(bruto);
   const { operacao, colecao } = oQueFaz(texto);
-  return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || 'postgresql', {
+  return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || sistema, {
     tipo: 'cliente',
     atributos: {
-      'db.system.name': 'postgresql',
+      'db.system.name': sistema,
       'db.operation.name': operacao,
       'db.collection.name': colecao,
       'db.query.text': texto.slice(0, TEXTO_MAXIMO),
@@ -66,7 +69,7 @@ function vaoDaConsulta(bruto: string, { database, host, port }: Destino): Vao | 
 
 function terminar(vao: Vao, erro?: unknown): void {
   if (erro !== undefined && erro !== null) {
-    // SQLSTATE, when the server answered; else the client's own failure (a lost connection, a timeout).
+    // SQLSTATE (PostgreSQL) or SQLITE_* (better-sqlite3), when the engine answered; else the client's own failure.
     const codigo = objeto(erro)?.code;
     const tipo = typeof codigo === 'string' ? codigo : erro instanceof Error ? erro.name : 'Error';
     if (typeof codigo === 'string') vao.definir({ 'db.response.status_code': codigo });
@@ -84,7 +87,8 @@ function observarConexao(cliente: PoolClient): void {
     const [primeiro] = argumentos;
     const texto = typeof primeiro === 'string' ? primeiro : objeto(primeiro)?.text;
     // A Submittable (a cursor, a stream) reports in its own way: passed on as it is.
-    const vao = typeof texto === 'string' && typeof objeto(primeiro)?.submit !== 'function' ? vaoDaConsulta(texto, destino) : undefined;
+    const vao =
+      typeof texto === 'string' && typeof objeto(primeiro)?.submit !== 'function' ? vaoDaConsulta(texto, 'postgresql', destino) : undefined;
     if (!vao) return consultar(...argumentos);
     const ultimo = argumentos.at(-1);
     if (typeof ultimo === 'function') {
@@ -111,4 +115,39 @@ function observarConexao(cliente: PoolClient): void {
 export function observarPool(pool: Pool): Pool {
   if (telemetriaLigada()) pool.on('connect', observarConexao);
   return pool;
+}
+
+/** What telemetry uses of a better-sqlite3 database: its statements, as kysely's SQLite driver runs them. */
+interface BancoSqlite {
+  prepare(sql: string): object;
+}
+
+/** The methods that run a prepared statement at once (kysely calls all() or run(); iterate() streams, left as it is). */
+const EXECUTAM = new Set(['all', 'get', 'run']);
+
+/** Every statement `banco` runs from now on is traced; nothing while telemetry is off. SQLite answers synchronously: the span is the call. */
+export function observarSqlite<T extends BancoSqlite>(banco: T): T {
+  if (!telemetriaLigada()) return banco;
+  const preparar = banco.prepare.bind(banco);
+  banco.prepare = (sql: string) =>
+    new Proxy(preparar(sql), {
+      get(comando, chave) {
+        const valor: unknown = Reflect.get(comando, chave, comando);
+        if (typeof valor !== 'function') return valor;
+        const metodo = (valor as (...argumentos: unknown[]) => unknown).bind(comando);
+        if (typeof chave !== 'string' || !EXECUTAM.has(chave)) return metodo;
+        return (...argumentos: unknown[]) => {
+          const vao = vaoDaConsulta(sql, 'sqlite');
+          try {
+            const resultado = metodo(...argumentos);
+            if (vao) terminar(vao);
+            return resultado;
+          } catch (erro) {
+            if (vao) terminar(vao, erro);
+            throw erro;
+          }
+        };
+      },
+    });
+  return banco;
 }
