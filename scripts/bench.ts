@@ -414,28 +414,29 @@ try {
     antes = { antes: mediana(deAntes), agora: mediana(deAgora) };
   }
   // Telemetry on, exporting to a local OTLP endpoint that reads each batch and answers 200 (no decoding on
-  // this machine's CPU): both processes traced, as deployed, against the untraced pair, in alternating rounds.
+  // this machine's CPU): both processes traced, as deployed, against an untraced pair started with them,
+  // so both sides are as fresh, in alternating rounds.
   const coletor = await coletorMudo();
-  const comTelemetria = { OTEL_EXPORTER_OTLP_ENDPOINT: coletor.url };
-  const mcpTracado = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...comTelemetria });
-  const agenteTracado = await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcpTracado.url, ...comTelemetria });
+  const par = async (env: Record<string, string>) => {
+    const servidor = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo, ...env });
+    return { servidor, agente: await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidor.url, ...env }) };
+  };
+  const [semTelemetria, comTelemetria] = [await par({}), await par({ OTEL_EXPORTER_OTLP_ENDPOINT: coletor.url })];
   const [semTraces, comTraces]: [number[], number[]] = [[], []];
   for (let rodada = 1; rodada <= 3; rodada++) {
-    semTraces.push(
-      (await aquecerEMedir(`nosso A2A sem telemetria, rodada ${String(rodada)}: SendMessage sala livre`, a2a, enviarLivre)).reqPorSeg,
-    );
-    comTraces.push(
-      (
-        await aquecerEMedir(
-          `nosso A2A com telemetria (OTLP local), rodada ${String(rodada)}: SendMessage sala livre`,
-          `${agenteTracado.url}/a2a`,
-          enviarLivre,
-        )
-      ).reqPorSeg,
-    );
+    for (const [rotulo, { agente: alvo }, medidas] of [
+      ['sem telemetria', semTelemetria, semTraces],
+      ['com telemetria (OTLP local)', comTelemetria, comTraces],
+    ] as const)
+      medidas.push(
+        (await aquecerEMedir(`nosso A2A ${rotulo}, rodada ${String(rodada)}: SendMessage sala livre`, `${alvo.url}/a2a`, enviarLivre))
+          .reqPorSeg,
+      );
   }
-  await agenteTracado.parar();
-  await mcpTracado.parar();
+  for (const { agente: alvo, servidor } of [semTelemetria, comTelemetria]) {
+    await alvo.parar();
+    await servidor.parar();
+  }
   coletor.fechar();
   const telemetria = { sem: mediana(semTraces), com: mediana(comTraces), lotes: coletor.lotes() };
   process.stderr.write(`  coletor local: ${String(telemetria.lotes)} lotes OTLP recebidos\n`);
