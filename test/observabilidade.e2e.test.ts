@@ -17,11 +17,21 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
+import { agentCard } from '../agente/src/a2a/card.js';
+import { CorpoA2A, tarefaDo } from '../scripts/a2a-cru.js';
 import { a2a, enviar, estado, pedido, reservaDe, tarefa, type RespostaA2A } from './apoio/a2a.js';
-import { clienteOficial, comoTarefa, nomeDoEstado, texto } from './apoio/cliente-a2a.js';
+import { clienteOficial, comoTarefa, dados, nomeDoEstado, texto } from './apoio/cliente-a2a.js';
+import { leitor } from './apoio/fluxo-a2a.js';
 import { chamar } from './apoio/mcp.js';
 import { iniciarReceptor, type MetricaRecebida, type Receptor, type SpanRecebido } from './apoio/otlp.js';
-import { portaLivre } from './apoio/ponte-generica.js';
+import {
+  iniciarAgenteGenerico,
+  iniciarEverything,
+  pastaTemporaria,
+  portaLivre,
+  type Pasta,
+  type ServidorExterno,
+} from './apoio/ponte-generica.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 
 type Env = Record<string, string>;
@@ -162,6 +172,13 @@ function ultimaMensagemDoCliente(resposta: RespostaA2A): unknown {
  * A reservar_sala call's span attributes: the client's (given `mcp`, the URL
  * it called) also name the server it called; the server's do not.
  */
+/** The course card's agent, as the A2A conventions name it on every A2A span (gen_ai.agent.*). */
+const AGENTE_DO_CARD = {
+  'gen_ai.agent.name': 'Central de Salas',
+  'gen_ai.agent.description': agentCard(new URL('http://localhost'), false).description,
+  'gen_ai.agent.version': '1.0.0',
+};
+
 const atributosMcp = (span: SpanRecebido, resultado: string, mcp?: string) => ({
   'mcp.method.name': 'tools/call',
   'gen_ai.tool.name': 'reservar_sala',
@@ -199,6 +216,7 @@ function conferirReserva(
       ],
     );
     assert.deepEqual(vaoA2A.atributos, {
+      ...AGENTE_DO_CARD,
       'a2a.protocol.version': '1.0',
       'a2a.method.name': 'SendMessage',
       'a2a.task.id': reserva.taskId,
@@ -285,6 +303,32 @@ describe('telemetry over OTLP/HTTP protobuf (the default), both processes', () =
     }
   });
 
+  it('a path express serves as /a2a (a trailing slash, another case) gets its span; a client-chosen id is cut to 1024 characters', async () => {
+    const { agente, receptor } = processos;
+    const messageId = `m-${'x'.repeat(5000)}`;
+    const resposta = await fetch(`${agente.url}/A2A/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId, role: 'ROLE_USER', parts: [{ text: pedido('sala-fusca', '2027-05-12', '10:00', '11:00', 'Doc') }] },
+        },
+      }),
+    });
+    const taskId = tarefaDo(CorpoA2A.parse(await resposta.json())).id;
+    assert.match(resposta.headers.get('traceresponse') ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const doPedido = () => receptor.spans.find((span) => span.nome === 'SendMessage' && span.atributos['a2a.task.id'] === taskId);
+    await receptor.esperar(() => doPedido() !== undefined);
+    const vao = doPedido();
+    if (!vao) throw new Error('o span do SendMessage nao chegou');
+    assert.equal(vao.atributos['a2a.message.id'], messageId.slice(0, 1024));
+    assert.equal(resposta.headers.get('traceresponse')?.split('-')[1], vao.traceId);
+    await receptor.esperar(() => receptor.spans.some((span) => span.nome === 'tools/call reservar_sala' && span.pai === vao.spanId));
+  });
+
   it('metrics: three duration histograms in seconds with the conventions buckets, no id among their attributes, and the paused-Tasks gauge', async () => {
     const { agente, receptor } = processos;
     // The gauge counts the store's paused Tasks: one more while this one waits, one less once it is answered.
@@ -361,6 +405,7 @@ describe('telemetry over OTLP/HTTP protobuf (the default), both processes', () =
       ['agente', 'SendMessage', 'SPAN_KIND_SERVER', chamador.traceId, chamador.spanId],
     );
     assert.deepEqual(vaoA2A.atributos, {
+      ...AGENTE_DO_CARD,
       'a2a.protocol.version': '1.0',
       'a2a.method.name': 'SendMessage',
       'a2a.task.id': task.id,
@@ -619,6 +664,48 @@ describe('a collector that cannot take the data costs the requests nothing', () 
   it('a collector that takes the request and never answers (OTEL_EXPORTER_OTLP_TIMEOUT=300)', async () => {
     await conferir(iniciados.preso, '2027-05-05', 'sala-mirante');
     await iniciados.mcp?.esperarLinha(/^telemetria: /);
+  });
+});
+
+describe('a server of the 2025 era (server-everything through AGENTE_MCP_CONFIG)', () => {
+  const iniciados: { receptor?: Receptor; everything?: ServidorExterno; agente?: Processo; pasta?: Pasta } = {};
+  before(async () => {
+    const receptor = (iniciados.receptor = await iniciarReceptor());
+    const everything = (iniciados.everything = await iniciarEverything());
+    const pasta = (iniciados.pasta = pastaTemporaria());
+    iniciados.agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url } }), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receptor.url,
+      ...RAPIDO,
+    });
+  });
+  after(async () => {
+    await iniciados.agente?.parar();
+    await iniciados.everything?.parar();
+    iniciados.pasta?.apagar();
+    await iniciados.receptor?.fechar();
+  });
+
+  it('a call cancelled by its Task ends its CLIENT span as cancelled at once, while the session lives on', async () => {
+    const { agente, receptor } = iniciados;
+    if (!agente || !receptor) throw new Error('os processos nao subiram antes deste teste');
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const fluxo = leitor(
+      cliente.sendMessageStream(dados({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } })),
+    );
+    // The Task, then a progress update: the call is running on the server.
+    const [primeiro] = await fluxo.ate(
+      (evento) => evento.payload?.$case === 'statusUpdate' && evento.payload.value.status?.message !== undefined,
+    );
+    const taskId = primeiro?.payload?.$case === 'task' ? primeiro.payload.value.id : '';
+    assert.equal(nomeDoEstado(await cliente.cancelTask({ id: taskId, tenant: '', metadata: {} })), 'TASK_STATE_CANCELED');
+    await fluxo.resto();
+    const cancelada = () =>
+      receptor.spans.find((span) => span.nome === 'tools/call trigger-long-running-operation' && span.tipo === 'SPAN_KIND_CLIENT');
+    // A 2025 session cancels with notifications/cancelled and gets no answer: the span ends when that is sent.
+    await receptor.esperar(() => cancelada() !== undefined);
+    assert.deepEqual([cancelada()?.status, cancelada()?.atributos['error.type']], ['STATUS_CODE_ERROR', 'cancelled']);
+    assert.equal(cancelada()?.atributos['network.transport'], 'tcp');
+    assert.match(String(cancelada()?.atributos['mcp.protocol.version']), /^2025-/);
   });
 });
 

@@ -139,5 +139,11 @@ describe('telemetria: variaveis que o processo nao pode honrar', () => {
     recusa({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }, /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift/);
     recusa({ OTEL_TRACES_EXPORTER: 'zipkin' }, /^OTEL_TRACES_EXPORTER=zipkin: este processo exporta por otlp \(ou none\)/);
     recusa({ OTEL_METRIC_EXPORT_INTERVAL: '-5' }, /^OTEL_METRIC_EXPORT_INTERVAL=-5: esperado um inteiro positivo/);
+    // An endpoint that is no http(s) URL: named, never quoted (a token may ride in it).
+    recusa(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://eu:s3cr3t@host invalido:4318' },
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: esperado uma URL http:\/\/ ou https:\/\/[^@]*$/,
+    );
+    recusa({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'ftp://coletor' }, /^OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: esperado uma URL/);
   });
 });

@@ -29,6 +29,7 @@ import { Vitrine } from './http/vitrine.js';
 import { Acompanhamento } from './a2a/acompanhamento.js';
 import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
+import { apresentarAgente } from './http/vaos.js';
 import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
 import { perfilGenerico } from './ponte/generico.js';
@@ -91,6 +92,7 @@ async function montarApp(
   const cardAtual = () =>
     catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta) : agentCard(urlPublica, comTokens, grpc?.porta);
   const card = cardAtual();
+  apresentarAgente(card);
   // The generic card follows the servers' tool lists; the room documents (catalog, SKILL.md) describe the room skills only.
   const documentosDe = (card: object): ReadonlyMap<string, Documento> =>
     catalogo

@@ -8,6 +8,7 @@
  */
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, STATE_HEADERS_KEY, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { vaoAtual } from 'compartilhado/telemetria';
 import { donoDe } from '../armazenamento/escopo.js';
 import type { FioMcp } from '../console/fio.js';
 import { Eventos } from './eventos.js';
@@ -18,7 +19,6 @@ import { estadoDo, eventosDo, MENSAGEM_DE_PAUSA_EXPIRADA, type Passos } from './
 import { MENSAGEM_SEM_PAUSA, type OpcoesDoPasso, type Ponte } from '../ponte/ponte.js';
 import { ehPedido, type Desfecho, type Entrada } from '../ponte/tipos.js';
 import { lerTraceparent, novoTrace, traceparentDaOrigem, type Trace } from '../ponte/trace.js';
-import { vaoAtual } from 'compartilhado/telemetria';
 
 /** The request's trace: with telemetry on its span's (whose id an answer links to), else the caller's traceparent, if any. */
 function traceDaRequisicao(contexto: RequestContext): Trace | undefined {

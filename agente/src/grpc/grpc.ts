@@ -15,7 +15,6 @@
  * No Origin rule: a browser cannot call this listener (gRPC over HTTP/2
  * without TLS, which no browser speaks), so no page can be rebound to it.
  */
-import { abrirVaoA2A } from '../http/vaos.js';
 import { isIPv6 } from 'node:net';
 import { TaskState } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContextBuilder } from '@a2a-js/sdk/server';
@@ -38,6 +37,7 @@ import { objeto } from 'compartilhado/log';
 import type { Portaria } from '../http/acesso.js';
 import { linhaDoPedido, noRegistro, problemaNoPedido, type Registro } from '../http/http.js';
 import { noFluxo } from '../http/sse.js';
+import { abrirVaoA2A } from '../http/vaos.js';
 
 export interface ServidorGrpc {
   /** The port bound: AGENTE_GRPC_PORTA, or the free one 0 took. */

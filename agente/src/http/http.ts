@@ -17,7 +17,7 @@ import { CAMINHO_A2A, CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
 import { envelopeInvalido, parametroInvalido } from './estrito.js';
 import { lerTraceparent } from '../ponte/trace.js';
 import { abrirVaoA2A, encerrarVaoA2A, metodoDaRota, type Rota } from './vaos.js';
-import type { Vao } from 'compartilhado/telemetria';
+import { telemetriaLigada, type Vao } from 'compartilhado/telemetria';
 
 /** What a request's line says beyond its answer, filled while it runs. */
 export interface Registro {
@@ -185,10 +185,14 @@ export function registrarRequisicoes(log: (linha: string) => void): RequestHandl
 
 /** An A2A route's request opens its span (with telemetry on); the card, the console and unknown paths have none. */
 function vaoDaRequisicao(req: Request, registro: Registro): Vao | undefined {
+  if (!telemetriaLigada()) return undefined;
   const { traceparent, 'a2a-version': versao } = req.headers;
-  if (req.path === CAMINHO_A2A) return abrirVaoA2A(`${req.method} ${CAMINHO_A2A}`, traceparent, versao);
-  if (!req.path.startsWith(`${CAMINHO_REST}/`)) return undefined;
-  registro.rota = metodoDaRota(req.method, req.path.slice(CAMINHO_REST.length));
+  // As express routes: the base path in any case, and a trailing slash (`POST /A2A/` is served as `/a2a`).
+  const caminho = req.path.length > 1 ? req.path.replace(/\/$/, '') : req.path;
+  const base = caminho.slice(0, CAMINHO_REST.length + 1).toLowerCase();
+  if (caminho.toLowerCase() === CAMINHO_A2A) return abrirVaoA2A(`${req.method} ${CAMINHO_A2A}`, traceparent, versao);
+  if (base !== `${CAMINHO_REST}/`) return undefined;
+  registro.rota = metodoDaRota(req.method, caminho.slice(CAMINHO_REST.length));
   return abrirVaoA2A(registro.rota?.metodo ?? `${req.method} ${CAMINHO_REST}`, traceparent, versao);
 }
 

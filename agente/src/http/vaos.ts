@@ -7,7 +7,7 @@
  * HTTP+JSON, grpc.ts for gRPC).
  */
 import { objeto } from 'compartilhado/log';
-import { iniciarVao, OUTRO, type Metrica, type Vao } from 'compartilhado/telemetria';
+import { iniciarVao, OUTRO, type Atributos, type Metrica, type Vao } from 'compartilhado/telemetria';
 
 export const METRICA_A2A: Metrica = {
   nome: 'ponte.a2a.server.operation.duration',
@@ -33,20 +33,20 @@ const METODOS = new Set([
 /** The A2A version every binding of the card declares; the SDK refuses any other (-32009), which is OUTRO on the span. */
 const VERSOES = new Set(['1.0']);
 
-/** HTTP+JSON's routes (after the binding's base path, past an optional tenant) and the method each serves. */
+/** HTTP+JSON's routes (after the binding's base path, past an optional tenant) and the method each serves; in any case, as express matches them. */
 const ROTAS: readonly (readonly [string, RegExp, string])[] = [
-  ['POST', /^\/message:send$/, 'SendMessage'],
-  ['POST', /^\/message:stream$/, 'SendStreamingMessage'],
-  ['GET', /^\/tasks$/, 'ListTasks'],
-  ['GET', /^\/tasks\/([^/:]+)$/, 'GetTask'],
-  ['POST', /^\/tasks\/([^/:]+):cancel$/, 'CancelTask'],
-  ['POST', /^\/tasks\/([^/:]+):subscribe$/, 'SubscribeToTask'],
-  ['GET', /^\/tasks\/([^/:]+):subscribe$/, 'SubscribeToTask'],
-  ['POST', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/, 'CreateTaskPushNotificationConfig'],
-  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/, 'ListTaskPushNotificationConfigs'],
-  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/, 'GetTaskPushNotificationConfig'],
-  ['DELETE', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/, 'DeleteTaskPushNotificationConfig'],
-  ['GET', /^\/extendedAgentCard$/, 'GetExtendedAgentCard'],
+  ['POST', /^\/message:send$/i, 'SendMessage'],
+  ['POST', /^\/message:stream$/i, 'SendStreamingMessage'],
+  ['GET', /^\/tasks$/i, 'ListTasks'],
+  ['GET', /^\/tasks\/([^/:]+)$/i, 'GetTask'],
+  ['POST', /^\/tasks\/([^/:]+):cancel$/i, 'CancelTask'],
+  ['POST', /^\/tasks\/([^/:]+):subscribe$/i, 'SubscribeToTask'],
+  ['GET', /^\/tasks\/([^/:]+):subscribe$/i, 'SubscribeToTask'],
+  ['POST', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/i, 'CreateTaskPushNotificationConfig'],
+  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs$/i, 'ListTaskPushNotificationConfigs'],
+  ['GET', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/i, 'GetTaskPushNotificationConfig'],
+  ['DELETE', /^\/tasks\/([^/]+)\/pushNotificationConfigs\/[^/]+$/i, 'DeleteTaskPushNotificationConfig'],
+  ['GET', /^\/extendedAgentCard$/i, 'GetExtendedAgentCard'],
 ];
 
 /** An HTTP+JSON request as its route names it: the A2A method, and the tenant and Task when the path has them. */
@@ -92,9 +92,28 @@ export function abrirVaoA2A(
   return iniciarVao(nome, {
     tipo: 'servidor',
     ...(typeof traceparent === 'string' ? { pai: traceparent } : {}),
-    atributos: { 'a2a.protocol.version': typeof versao === 'string' && versao !== '' ? (VERSOES.has(versao) ? versao : OUTRO) : '1.0' },
+    atributos: {
+      ...agente,
+      'a2a.protocol.version': typeof versao === 'string' && versao !== '' ? (VERSOES.has(versao) ? versao : OUTRO) : '1.0',
+    },
     metrica: METRICA_A2A,
   });
+}
+
+/** The agent as its card names it: the conventions' gen_ai.agent.* on every A2A span. */
+let agente: Atributos = {};
+
+/** Told once the card is built (its name, description and version never change while the process runs). */
+export function apresentarAgente({
+  name,
+  description,
+  version,
+}: {
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+}): void {
+  agente = { 'gen_ai.agent.name': name, 'gen_ai.agent.description': description, 'gen_ai.agent.version': version };
 }
 
 /** What the request said and what it got, as the log line reads them (see http.ts's linhaDoPedido). */

@@ -9,6 +9,7 @@
  */
 import {
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   TRACEPARENT_META_KEY,
@@ -16,6 +17,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { objeto } from 'compartilhado/log';
 import { encerrarVaoMcp, METRICA_MCP_CLIENTE, vaoDoPedidoMcp, type Rede } from 'compartilhado/telemetria/mcp';
 import { iniciarVao, telemetriaLigada, vaoAtual, type Vao } from 'compartilhado/telemetria';
 
@@ -56,7 +58,11 @@ export function observarTransporte(transporte: Transport, destino: URL | 'stdio'
 
   const enviar = transporte.send.bind(transporte);
   transporte.send = async (mensagem, opcoes) => {
-    if (!isJSONRPCRequest(mensagem)) return enviar(mensagem, opcoes);
+    // A 2025 session cancels with a notification, and the server answers nothing after it.
+    if (isJSONRPCNotification(mensagem) && mensagem.method === 'notifications/cancelled')
+      encerrar(objeto(mensagem.params)?.requestId, { falha: 'cancelled' });
+    // subscriptions/listen is the connection's change feed, open for its whole life: no operation to time.
+    if (!isJSONRPCRequest(mensagem) || mensagem.method === 'subscriptions/listen') return enviar(mensagem, opcoes);
     const { nome, atributos } = vaoDoPedidoMcp(mensagem, rede, versaoDo(transporte));
     const vao = iniciarVao(nome, { tipo: 'cliente', atributos: { ...atributos, ...servidor }, metrica: METRICA_MCP_CLIENTE });
     if (!vao) return enviar(mensagem, opcoes);

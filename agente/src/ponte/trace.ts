@@ -43,11 +43,12 @@ export function novoTrace(): Trace {
   return { traceId: hexAleatorio(16), flags: '01' };
 }
 
+/** A version-00 traceparent. */
+const traceparent = (traceId: string, spanId: string, flags: string) => `00-${traceId}-${spanId}-${flags}`;
+
 /** The traceparent of the span a trace came from, when it names one. */
 export const traceparentDaOrigem = ({ traceId, spanId, flags }: Trace): string | undefined =>
-  spanId === undefined ? undefined : `00-${traceId}-${spanId}-${flags}`;
+  spanId === undefined ? undefined : traceparent(traceId, spanId, flags);
 
 /** The traceparent for one outgoing request: same trace, new span. */
-export function traceparentFilho(trace: Trace): string {
-  return `00-${trace.traceId}-${hexAleatorio(8)}-${trace.flags}`;
-}
+export const traceparentFilho = ({ traceId, flags }: Trace): string => traceparent(traceId, hexAleatorio(8), flags);

@@ -11,7 +11,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { objeto } from '../log.js';
-import { iniciarVao, telemetriaLigada, type Vao } from './telemetria.js';
+import { iniciarVao, telemetriaLigada, vaoAtual, type Vao } from './telemetria.js';
 
 /** Longer query text is cut: a span is for recognising the statement, not for archiving it. */
 const TEXTO_MAXIMO = 2000;
@@ -50,7 +50,13 @@ export function oQueFaz(texto: string): { operacao: string | undefined; colecao:
   };
 }
 
+/**
+ * A query's span, when something it is part of is traced (a request, an
+ * MCP call): the sweep's reads, the paused-Tasks gauge and the migrations
+ * would each be a trace of one query, every few seconds, that no one asked for.
+ */
 function vaoDaConsulta(bruto: string, sistema: Sistema, { database, host, port }: Destino = {}): Vao | undefined {
+  if (!vaoAtual()) return undefined;
   const texto = semLiterais(bruto);
   const { operacao, colecao } = oQueFaz(texto);
   return iniciarVao([operacao, colecao].filter(Boolean).join(' ') || sistema, {
@@ -73,7 +79,8 @@ function terminar(vao: Vao, erro?: unknown): void {
     const codigo = objeto(erro)?.code;
     const tipo = typeof codigo === 'string' ? codigo : erro instanceof Error ? erro.name : 'Error';
     if (typeof codigo === 'string') vao.definir({ 'db.response.status_code': codigo });
-    vao.falhar(tipo, erro instanceof Error ? erro.message : undefined);
+    // No description: an engine's message may quote a value (a failed cast quotes it whole).
+    vao.falhar(tipo);
   }
   vao.encerrar();
 }

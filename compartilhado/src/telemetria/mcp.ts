@@ -64,6 +64,12 @@ export interface Conhecidos {
 const conhecido = (valor: string, validos: ReadonlySet<string> | undefined): string =>
   validos === undefined || validos.has(valor) ? valor : OUTRO;
 
+/** The result types of MCP 2026-07-28; another a server sends is OUTRO. */
+const TIPOS_DE_RESULTADO = new Set(['complete', 'input_required', 'task']);
+
+/** An error's message on a span is a hint, cut: a server may quote what it was sent. */
+const TAMANHO_DA_DESCRICAO = 300;
+
 /** The attributes both histograms keep: the span's, without the request id. */
 const ATRIBUTOS_MEDIDOS = [
   'mcp.method.name',
@@ -141,14 +147,16 @@ export function desfechoMcp(resposta: unknown): { atributos: Atributos; falha?: 
   const mensagem = objeto(resposta);
   const erro = objeto(mensagem?.error);
   if (erro) {
-    const codigo = String(erro.code);
+    // A server chooses its codes and words: a code outside JSON-RPC's reserved range is no series of its own, a message is cut.
+    const codigo = Number.isInteger(erro.code) && Number(erro.code) >= -32768 && Number(erro.code) <= -32000 ? String(erro.code) : OUTRO;
     return {
       atributos: { 'rpc.response.status_code': codigo },
-      falha: { tipo: codigo, ...(typeof erro.message === 'string' ? { descricao: erro.message } : {}) },
+      falha: { tipo: codigo, ...(typeof erro.message === 'string' ? { descricao: erro.message.slice(0, TAMANHO_DA_DESCRICAO) } : {}) },
     };
   }
   const resultado = objeto(mensagem?.result);
-  const tipo = typeof resultado?.resultType === 'string' ? resultado.resultType : 'complete';
+  const tipo =
+    typeof resultado?.resultType === 'string' ? (TIPOS_DE_RESULTADO.has(resultado.resultType) ? resultado.resultType : OUTRO) : 'complete';
   return {
     atributos: { 'ponte.mcp.result_type': tipo },
     ...(resultado?.isError === true ? { falha: { tipo: 'tool_error' } } : {}),
@@ -163,6 +171,8 @@ export function desfechoMcp(resposta: unknown): { atributos: Atributos; falha?: 
  */
 export function abrirVaoDoServidorMcp(pedido: unknown, doHttp: string | string[] | undefined, conhecidos: Conhecidos): Vao | undefined {
   const { nome, atributos, traceparent } = vaoDoPedidoMcp(pedido, 'http', undefined, conhecidos);
+  // A body that names no method is no request (the SDK refuses it): nothing to trace.
+  if (atributos['mcp.method.name'] === '-') return undefined;
   const ambiente = typeof doHttp === 'string' ? doHttp : undefined;
   const pai = traceparent ?? ambiente;
   return iniciarVao(nome, {

@@ -27,10 +27,10 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { randomUUID } from 'node:crypto';
-import { ConfiguracaoInvalida, urlSemSenha } from '../ambiente.js';
+import { ConfiguracaoInvalida } from '../ambiente.js';
 import type { Abertura, Atributos, Metrica, Motor, Tipo, Vao } from './telemetria.js';
 
-const TIPOS: Readonly<Record<Tipo, SpanKind>> = { servidor: SpanKind.SERVER, cliente: SpanKind.CLIENT, interno: SpanKind.INTERNAL };
+const TIPOS: Readonly<Record<Tipo, SpanKind>> = { servidor: SpanKind.SERVER, cliente: SpanKind.CLIENT };
 
 /** The buckets the MCP conventions give their duration histograms (seconds), used for A2A's too. */
 const LIMITES_DOS_BALDES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -109,7 +109,11 @@ class VaoOtel implements Vao {
 function avisador(log: (linha: string) => void): (texto: string) => void {
   const ditos = new Map<string, number>();
   return (texto) => {
-    const linha = texto.replace(/\s+/g, ' ').slice(0, 300);
+    // The SDK's own messages may quote an endpoint: whatever sits before an @ in a URL goes.
+    const linha = texto
+      .replace(/\s+/g, ' ')
+      .replace(/\/\/[^/\s@]+@/g, '//***@')
+      .slice(0, 300);
     const agora = Date.now();
     if ((ditos.get(linha) ?? -Infinity) > agora - 60_000) return;
     if (ditos.size > 100) ditos.clear();
@@ -146,8 +150,35 @@ function milissegundos(env: NodeJS.ProcessEnv, nome: string, padrao: number): nu
   throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado um inteiro positivo (milissegundos)`);
 }
 
+const ENDPOINTS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'];
+
+/**
+ * Each endpoint set must be an http(s) URL: the SDK would warn, quoting it
+ * whole (a token in it too), and export to its default instead. Refused
+ * without echoing the value.
+ */
+function conferirEndpoints(env: NodeJS.ProcessEnv): void {
+  for (const nome of ENDPOINTS) {
+    const valor = env[nome]?.trim();
+    if (valor && !(URL.canParse(valor) && /^https?:$/.test(new URL(valor).protocol)))
+      throw new ConfiguracaoInvalida(`${nome}: esperado uma URL http:// ou https:// (por exemplo http://localhost:4318)`);
+  }
+}
+
+/** A URL fit for a log line: no user, no password (a collector's token may ride in either). */
+function semCredenciais(valor: string): string {
+  const url = new URL(valor);
+  url.username = '';
+  url.password = '';
+  return url.href;
+}
+
+/** Attribute values a client sends (ids, a tenant, a URI) are cut here unless the standard variables say otherwise: a queued span holds them all. */
+const TAMANHO_MAXIMO_DE_ATRIBUTO = 1024;
+
 /** The motor, with a line saying where it exports. A value it cannot honour stops the process, naming its variable. */
 export function abrirOtel(servico: string, log: (linha: string) => void, env: NodeJS.ProcessEnv): { motor: Motor; descricao: string } {
+  conferirEndpoints(env);
   const traces = exporta(env, 'TRACES');
   // Metrics go where OTEL_EXPORTER_OTLP_ENDPOINT or the metrics endpoint says; a traces endpoint alone names no place for them.
   const metricas = exporta(env, 'METRICS') && Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
@@ -167,8 +198,10 @@ export function abrirOtel(servico: string, log: (linha: string) => void, env: No
     .merge(resourceFromAttributes({ 'service.name': servico, 'service.instance.id': randomUUID() }))
     .merge(detectResources({ detectors: [envDetector] }));
 
+  const limitado = Boolean(env.OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT || env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT);
   const provedor = new NodeTracerProvider({
     resource,
+    ...(limitado ? {} : { spanLimits: { attributeValueLengthLimit: TAMANHO_MAXIMO_DE_ATRIBUTO } }),
     spanProcessors: traces ? [new BatchSpanProcessor(protocoloDosTraces === 'http/json' ? new TracesJson() : new TracesProtobuf())] : [],
   });
   // The context manager (AsyncLocalStorage) and the W3C propagator, globally: the spans of a request nest under it.
@@ -232,7 +265,7 @@ export function abrirOtel(servico: string, log: (linha: string) => void, env: No
       await Promise.race([Promise.allSettled([provedor.shutdown(), provedorDeMetricas.shutdown()]), desistir]);
     },
   };
-  const onde = urlSemSenha(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || '');
+  const onde = semCredenciais(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || '');
   const sinais = [traces ? `traces (${protocoloDosTraces})` : '', metricas ? `metricas (${protocoloDasMetricas})` : '']
     .filter(Boolean)
     .join(' e ');

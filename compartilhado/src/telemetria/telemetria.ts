@@ -9,7 +9,7 @@
 export type Atributos = Readonly<Record<string, string | number | boolean | undefined>>;
 
 /** A span's kind, as the conventions name it for each side of a request. */
-export type Tipo = 'servidor' | 'cliente' | 'interno';
+export type Tipo = 'servidor' | 'cliente';
 
 /** One span that is running. */
 export interface Vao {
@@ -26,7 +26,7 @@ export interface Vao {
   falhar(tipo: string, descricao?: string): void;
   /** Runs `fazer` with this span as the parent of the spans it starts. */
   dentro<T>(fazer: () => T): T;
-  /** Ends the span; with `metrica`, its duration goes to that histogram too. */
+  /** Ends the span; a histogram named at its start (Abertura.metrica) gets its duration. */
   encerrar(): void;
 }
 
@@ -94,7 +94,7 @@ const ENDPOINTS = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_END
  */
 export async function ligarTelemetria(servico: string, log: (linha: string) => void): Promise<string | undefined> {
   const { env } = process;
-  if (!ENDPOINTS.some((nome) => env[nome]) || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  if (!ENDPOINTS.some((nome) => env[nome]?.trim()) || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const { abrirOtel } = await import('./otel.js');
   const aberto = abrirOtel(servico, log, env);
   motor = aberto.motor;
