@@ -49,9 +49,9 @@ export interface Metrica {
 export interface Abertura {
   readonly tipo: Tipo;
   /**
-   * The parent: a traceparent received (invalid ones are ignored, as the W3C
-   * spec says: the span then starts a trace of its own), or, when absent, the
-   * span running where this one starts.
+   * The parent: a traceparent received. Without one, or with one that is
+   * invalid (ignored, as the W3C spec says), the span running where this one
+   * starts, if any: a request's span starts a trace of its own.
    */
   readonly pai?: string;
   readonly ligacoes?: readonly string[];
