@@ -143,8 +143,7 @@ export class Atendimento extends DefaultRequestHandler {
     const escopo = escopoDe(context);
     if (visto !== undefined) {
       const guardados = await this.acompanhamento.extremos(taskId, escopo);
-      const task = await this.tarefas.load(taskId, context);
-      if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      const task = await this.tarefaConhecida(taskId, context);
       const ultima = guardados?.ultima ?? 0;
       if (visto > ultima)
         throw new RequestMalformedError(
@@ -251,8 +250,7 @@ export class Atendimento extends DefaultRequestHandler {
   private async retrato(taskId: string, escopo: string, context: ServerCallContext): Promise<{ task: Task; seq: number }> {
     for (let tentativa = 1; ; tentativa++) {
       const antes = (await this.acompanhamento.extremos(taskId, escopo))?.ultima ?? 0;
-      const task = await this.tarefas.load(taskId, context);
-      if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      const task = await this.tarefaConhecida(taskId, context);
       const depois = (await this.acompanhamento.extremos(taskId, escopo))?.ultima ?? 0;
       if (antes === depois || tentativa === TENTATIVAS_DE_RETRATO) return { task, seq: antes };
     }
@@ -268,7 +266,14 @@ export class Atendimento extends DefaultRequestHandler {
    */
   private async conferirDono(taskId: string, context: ServerCallContext): Promise<void> {
     if (!context.user?.isAuthenticated) return;
-    if (!(await this.tarefas.load(taskId, context))) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    await this.tarefaConhecida(taskId, context);
+  }
+
+  /** The Task as its caller may see it, or the SDK's own refusal of an unknown id (another identity's Task reads as one). */
+  private async tarefaConhecida(taskId: string, context: ServerCallContext): Promise<Task> {
+    const task = await this.tarefas.load(taskId, context);
+    if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    return task;
   }
 
   private async conferirPedido(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
