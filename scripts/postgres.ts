@@ -7,13 +7,15 @@
  * without PostgreSQL is an error here, never a reason to skip.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, watch } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface Postgres {
   readonly url: string;
+  /** The server's log file, with `arquivoDeLog`. */
+  readonly log: string | undefined;
   /** A fresh database on the same cluster, for a test that must start from nothing. */
   novoBanco(nome: string): Promise<string>;
   /** Stops the server, keeping its data (a database that went away). */
@@ -27,6 +29,15 @@ export interface Postgres {
 export interface OpcoesDoPostgres {
   /** fsync and synchronous commit as in production (for the bench); tests run without them. */
   readonly duravel?: boolean;
+  /** Server settings (-c nome=valor) beside ours, such as what its log says of each statement. */
+  readonly ajustes?: Readonly<Record<string, string>>;
+  /**
+   * The server's log in a file (Postgres.log), opened for appending and
+   * given to the server as its stderr, as `pg_ctl -l` does: each message is
+   * one write, so lines of concurrent backends never cut into each other
+   * (a pipe splits writes past 4 KiB). The test reads it afterwards.
+   */
+  readonly arquivoDeLog?: boolean;
 }
 
 const comoRoot = process.getuid?.() === 0;
@@ -75,7 +86,45 @@ const portaLivre = () =>
       });
   });
 
-export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}): Promise<Postgres> {
+const PRONTO = /ready to accept connections/;
+
+/**
+ * Resolves once the text written to `arquivo` after byte `desde` satisfies
+ * `condicao` (a pattern, or a test of the whole text), read again at each
+ * change of the file (no clock); rejects when `saida` (the writer's exit,
+ * if it may end before) settles first, or after `ms`.
+ */
+export function esperarNoArquivo(
+  arquivo: string,
+  desde: number,
+  condicao: RegExp | ((texto: string) => boolean),
+  saida?: Promise<unknown>,
+  ms = 30_000,
+): Promise<string> {
+  const satisfeita = typeof condicao === 'function' ? condicao : (texto: string) => condicao.test(texto);
+  const ler = () => readFileSync(arquivo).subarray(desde).toString('utf8');
+  return new Promise<string>((resolver, rejeitar) => {
+    const observador = watch(arquivo);
+    const terminar = (fim: () => void) => {
+      observador.close();
+      clearTimeout(limite);
+      fim();
+    };
+    const conferir = () => {
+      const texto = ler();
+      if (satisfeita(texto)) terminar(() => resolver(texto));
+    };
+    const limite = setTimeout(
+      () => terminar(() => rejeitar(new Error(`${String(condicao)} nao se cumpriu em ${arquivo} em ${ms}ms:\n${ler()}`))),
+      ms,
+    );
+    observador.on('change', conferir);
+    void saida?.then(() => terminar(() => rejeitar(new Error(`o processo saiu antes de ${String(condicao)} em ${arquivo}:\n${ler()}`))));
+    conferir();
+  });
+}
+
+export async function iniciarPostgres({ duravel = false, ajustes = {}, arquivoDeLog = false }: OpcoesDoPostgres = {}): Promise<Postgres> {
   const pasta = mkdtempSync(join(tmpdir(), 'ponte-pg-'));
   chmodSync(pasta, 0o777);
   const dados = join(pasta, 'dados');
@@ -83,7 +132,11 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
   const init = spawnSync(initdb, argsInit, { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`initdb falhou: ${init.stderr || init.error?.message}`);
   const porta = await portaLivre();
-  const ajustes = duravel ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+  const configuracoes = [
+    ...(duravel ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+    ...Object.entries(ajustes).flatMap(([nome, valor]) => ['-c', `${nome}=${valor}`]),
+  ];
+  const log = arquivoDeLog ? join(pasta, 'postgres.log') : undefined;
   let servidor: ChildProcess | undefined;
 
   const ligar = async () => {
@@ -98,23 +151,32 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
       'listen_addresses=127.0.0.1',
       '-c',
       'max_connections=300',
-      ...ajustes,
+      ...configuracoes,
     ]);
+    if (log) {
+      const descritor = openSync(log, 'a');
+      const desde = statSync(log).size;
+      const filho = spawn(postgres, args, { stdio: ['ignore', 'ignore', descritor] });
+      closeSync(descritor);
+      servidor = filho;
+      await esperarNoArquivo(log, desde, PRONTO, new Promise((resolver) => filho.once('exit', resolver)));
+      return;
+    }
     const filho = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     servidor = filho;
-    let log = '';
+    let lido = '';
     await new Promise<void>((resolver, rejeitar) => {
-      const limite = setTimeout(() => rejeitar(new Error(`postgres nao ficou pronto:\n${log}`)), 30_000);
+      const limite = setTimeout(() => rejeitar(new Error(`postgres nao ficou pronto:\n${lido}`)), 30_000);
       filho.stderr.on('data', (parte: Buffer) => {
-        log += parte.toString();
-        if (/ready to accept connections/.test(log)) {
+        lido += parte.toString();
+        if (PRONTO.test(lido)) {
           clearTimeout(limite);
           resolver();
         }
       });
       filho.once('exit', (codigo) => {
         clearTimeout(limite);
-        rejeitar(new Error(`postgres saiu (${codigo}):\n${log}`));
+        rejeitar(new Error(`postgres saiu (${codigo}):\n${lido}`));
       });
     });
   };
@@ -133,6 +195,7 @@ export async function iniciarPostgres({ duravel = false }: OpcoesDoPostgres = {}
   const url = (banco: string) => `postgres://postgres@127.0.0.1:${porta}/${banco}`;
   return {
     url: url('postgres'),
+    log,
     novoBanco(nome: string) {
       const [psql, args] = comando('psql', [
         '-h',
