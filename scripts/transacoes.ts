@@ -233,9 +233,9 @@ export function mediana(contagem: Contagem, tipo: Tipo): Medida {
   return meio;
 }
 
-/** Each kind's transactions, numbered, with their role and statements: where a request's transactions go. */
-export function detalhar(contagem: Contagem): string {
-  return (Object.keys(TIPOS) as Tipo[])
+/** Each kind's transactions (of `tipos`), numbered, with their role and statements: where a request's transactions go. */
+export function detalhar(contagem: Contagem, tipos = Object.keys(TIPOS) as Tipo[]): string {
+  return tipos
     .map((tipo) => {
       const medida = mediana(contagem, tipo);
       const porPapel = PAPEIS.map(
