@@ -1,8 +1,10 @@
 /**
- * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle>]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
+ * First, the transactions per request on a PostgreSQL Tasks database
+ * (scripts/transacoes.ts), each kind's statements on stderr.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -23,6 +25,7 @@ import { objeto } from 'compartilhado/log';
 import { WebSocket, type MessageEvent } from 'undici';
 import { chaveEEstado, pedidoMcp } from './mcp-cru.js';
 import { iniciarPostgres } from './postgres.js';
+import { contarTransacoes, detalhar, medidaMediana, TIPOS, type Tipo } from './transacoes.js';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
 
 const { values } = parseArgs({
@@ -33,6 +36,9 @@ const { values } = parseArgs({
     pausadas: { type: 'string', default: '10000' },
     // An agent bundle built from an earlier commit, measured beside this one in the same run (see README Desempenho).
     'agente-antes': { type: 'string' },
+    // Rounds of the transaction count (the median is printed); --so-transacoes runs nothing else.
+    transacoes: { type: 'string', default: '3' },
+    'so-transacoes': { type: 'boolean', default: false },
   },
 });
 const SEGUNDOS = Number(values.segundos);
@@ -295,6 +301,23 @@ const subir = async (arquivo: string, env: Record<string, string>) => {
   return processo;
 };
 
+process.stderr.write(`bench: transacoes no banco de Tasks por pedido, ${values.transacoes} rodadas\n`);
+const contagem = await contarTransacoes(Number(values.transacoes));
+process.stderr.write(`${detalhar(contagem)}\n`);
+const tipos = Object.keys(TIPOS) as Tipo[];
+const transacoes = tipos.map((tipo) => medidaMediana(contagem, tipo));
+const tabelaDeTransacoes = [
+  `| transacoes por pedido (PostgreSQL, log de comandos, mediana de ${values.transacoes}; alvo <= 3 sem pausa e na resposta) | ${tipos.join(' | ')} |`,
+  `| --- |${' ---: |'.repeat(tipos.length)}`,
+  `| banco de Tasks (agente) | ${transacoes.map((medida) => String(medida.tarefas.length)).join(' | ')} |`,
+  `| banco de reservas (servidor MCP) | ${transacoes.map((medida) => String(medida.reservas)).join(' | ')} |`,
+].join('\n');
+if (values['so-transacoes']) {
+  process.stdout.write(`\n${tabelaDeTransacoes}\n`);
+  // Nothing else was started: the scenarios below are skipped whole.
+  process.exit(0);
+}
+
 try {
   process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
   const bruto = await subir('scripts/bench/piso-bruto.ts', {});
@@ -491,7 +514,7 @@ try {
     process.stderr.write(
       `  ${nome}: ${ms.map((v) => v.toFixed(0)).join(' a ')} ms do spawn a aceitar conexoes, ${mib.map((v) => v.toFixed(0)).join(' a ')} MiB de RSS ocioso (3 subidas)\n`,
     );
-  const extras = { rss, kibHeapPorPausada, subidaDoMcp, subidaDoAgente };
+  const extras = { rss, kibHeapPorPausada, subidaDoMcp, subidaDoAgente, transacoes: contagem };
   process.stderr.write(
     `  heap das estruturas do agente: ${extras.kibHeapPorPausada.toFixed(2)} KiB por Task pausada (Task + pausa reais, depois de GC)\n`,
   );
@@ -547,6 +570,8 @@ try {
     '| razao | valor |',
     '| --- | ---: |',
     ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
+    '',
+    tabelaDeTransacoes,
   ].join('\n');
   process.stdout.write(`\n${tabela}\n`);
   mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });

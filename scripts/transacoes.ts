@@ -226,7 +226,7 @@ export async function contarTransacoes(rodadas = 1): Promise<Contagem> {
 }
 
 /** The median round's measure of a kind (by its Tasks count). */
-export function mediana(contagem: Contagem, tipo: Tipo): Medida {
+export function medidaMediana(contagem: Contagem, tipo: Tipo): Medida {
   const ordenadas = contagem.rodadas.map((rodada) => rodada[tipo]).sort((a, b) => a.tarefas.length - b.tarefas.length);
   const meio = ordenadas[Math.floor(ordenadas.length / 2)];
   if (!meio) throw new Error('nenhuma rodada medida');
@@ -237,7 +237,7 @@ export function mediana(contagem: Contagem, tipo: Tipo): Medida {
 export function detalhar(contagem: Contagem, tipos = Object.keys(TIPOS) as Tipo[]): string {
   return tipos
     .map((tipo) => {
-      const medida = mediana(contagem, tipo);
+      const medida = medidaMediana(contagem, tipo);
       const porPapel = PAPEIS.map(
         (papel) => `${papel} ${String(medida.tarefas.filter((transacao) => transacao.papel === papel).length)}`,
       ).join(', ');
