@@ -10,7 +10,8 @@ import tseslint from 'typescript-eslint';
  * dynamic `import()` count, and a relative path cannot dodge the rule):
  * the core (ponte/) and the room profile (salas/) know no A2A, HTTP server,
  * database or network client; the MCP connections (mcp/) know no caller
- * of theirs; the stores know no A2A adapter, HTTP front, console or
+ * of theirs; the lifecycle (ciclo/) knows no front, console, connection or
+ * profile; the stores know no A2A adapter, HTTP front, console or
  * profile. An import the resolver cannot find is skipped by the rule, so
  * the resolver maps a `.js` import to the `.ts` file it names, as tsc does.
  */
@@ -37,6 +38,11 @@ const fronteiras = [
     target: agente('mcp'),
     from: ['a2a', 'armazenamento', 'http', 'console', 'push', 'salas', 'ponte'].map(agente),
     message: 'The MCP connections (mcp/) know nothing of who calls them.',
+  },
+  {
+    target: agente('ciclo'),
+    from: ['http', 'console', 'mcp', 'salas', 'grpc'].map(agente),
+    message: 'The Task lifecycle (ciclo/) writes Tasks, steps and events: it knows no HTTP front, console, MCP connection or profile.',
   },
   {
     target: agente('armazenamento'),

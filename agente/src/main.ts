@@ -13,12 +13,12 @@ import express from 'express';
 import { CAMINHO_A2A, CAMINHO_REST, agentCard, cardGenerico } from './a2a/card.js';
 import { lerConfiguracao } from './config.js';
 import { CAMINHOS, LINKS, publicar, type Documento } from './http/descoberta.js';
-import { Executor } from './a2a/executor.js';
 import { ClienteMcp, credenciaisRecusadas } from './mcp/cliente.js';
-import { Passos } from './a2a/passos.js';
 import { abrirArmazenamento, type Armazenamento } from './armazenamento/armazenamento.js';
-import { TarefasDaPonte } from './armazenamento/gravacao.js';
-import { publicadorForaDoPedido } from './a2a/publicador.js';
+import { somenteLeitura } from './armazenamento/tarefas.js';
+import { Ciclo } from './ciclo/ciclo.js';
+import { Varredura } from './ciclo/varredura.js';
+import { Conducao } from './a2a/conducao.js';
 import { criarPortaria, type Portaria } from './http/acesso.js';
 import { CAMINHO_CONSOLE, servirConsole } from './console/console.js';
 import { FioMcp } from './console/fio.js';
@@ -79,15 +79,15 @@ async function montarApp(
     avisos: new Avisos(armazenamento.webhooks, { hosts: config.hostsDePush, log }),
     hosts: config.hostsDePush,
   };
-  const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos, armazenamento.campainha);
-  const foraDoPedido = publicadorForaDoPedido(tarefas, push.avisos);
-  const passos = new Passos(armazenamento.pausas, limites, exclusao, ESTE_AGENTE);
+  const tarefas = somenteLeitura(armazenamento.tarefas);
+  const ciclo = new Ciclo(armazenamento, limites, ESTE_AGENTE, push.avisos);
+  const varredura = new Varredura(ciclo, armazenamento.pausas, exclusao, limites.maxPausadas);
   // Without AGENTE_MCP_CONFIG, the course's room server through its profile; with it, any server's tools.
   const ponte = new Ponte(
     catalogo ? perfilGenerico(catalogo) : perfilDeSalas(mcp),
     new ChamadasVivas(ESTE_AGENTE, config.validadeDaPausaMs),
   );
-  passos.varrerPeriodicamente(config.varreduraMs, ponte, foraDoPedido, log);
+  varredura.periodicamente(config.varreduraMs, ponte, log);
   const comTokens = config.identidades !== undefined;
   const cardAtual = () =>
     catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta) : agentCard(urlPublica, comTokens, grpc?.porta);
@@ -104,9 +104,9 @@ async function montarApp(
   const requestHandler = new Atendimento(
     AgentCard.fromJSON(card),
     tarefas,
-    new Executor(ponte, passos, exclusao, tarefas, foraDoPedido, fio),
+    new Conducao(ciclo, ponte, exclusao, varredura, fio),
+    ciclo,
     exclusao,
-    passos,
     push,
     // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
     new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),

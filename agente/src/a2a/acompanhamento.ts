@@ -13,7 +13,7 @@ import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { noBanco } from '../armazenamento/banco.js';
 import type { Campainha } from '../armazenamento/campainha.js';
 import type { Anotado, Diario } from '../armazenamento/diario.js';
-import { TERMINAIS } from '../armazenamento/tarefas.js';
+import { TERMINAIS } from '../ciclo/maquina.js';
 
 /** States a followed Task stops in: nothing more happens to it until a client acts, or ever. */
 const PARADAS: ReadonlySet<TaskState> = new Set([...TERMINAIS, TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);

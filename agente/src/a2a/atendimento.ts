@@ -1,5 +1,8 @@
 /**
- * The SDK's request handler, with three things of ours around it:
+ * The SDK's request handler, with these things of ours around it:
+ *  - a message is served by the Task lifecycle (ciclo/), not by the
+ *    SDK's executor and event bus: each transition is one transaction,
+ *    and the answer and the stream show what each one committed;
  *  - every change to an existing Task is made in that Task's turn (see
  *    exclusao.ts). The turn is taken before the SDK reads the Task, so of
  *    many answers racing for one pause the first is served and each of the
@@ -26,24 +29,25 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   STATE_HEADERS_KEY,
   type AgentExecutor,
   type ExtendedAgentCardProvider,
   type ServerCallContext,
+  type TaskStore,
 } from '@a2a-js/sdk/server';
-import { Role, TaskState } from '@a2a-js/sdk';
+import { randomUUID } from 'node:crypto';
+import { Role } from '@a2a-js/sdk';
 import { escopoDe } from '../armazenamento/escopo.js';
 import { fimDoPedido, idDoProximoEvento } from '../http/sse.js';
 import { para, taskDoEvento, type Acompanhamento } from './acompanhamento.js';
-import { avisoDeEstado } from '../push/avisos.js';
 import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
-import { posicaoNoDiario, type TarefasDaPonte } from '../armazenamento/gravacao.js';
-import { TERMINAIS, terminal } from '../armazenamento/tarefas.js';
+import { terminal } from '../ciclo/maquina.js';
+import type { Ciclo, Transicao } from '../ciclo/ciclo.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
-import type { Passos } from './passos.js';
+import type { Conducao } from './conducao.js';
 
 /**
  * Names a client chooses, cut to what the database columns hold (the SDK's
@@ -75,13 +79,29 @@ function ultimoVisto(context: ServerCallContext): number | undefined {
   return Number(valor);
 }
 
+/**
+ * The SDK's constructor wants an executor; every message goes to Conducao
+ * instead, so the SDK never runs one (a cancel included: see cancelTask).
+ */
+const SEM_EXECUTOR: AgentExecutor = {
+  execute: () => Promise.reject(new Error('as mensagens sao servidas pela Conducao')),
+  cancelTask: () => Promise.reject(new Error('os cancelamentos sao servidos pelo Ciclo')),
+};
+
+/** historyLength as the SDK reads it: all, none (0 or less), or the last N messages. */
+function comHistorico(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined) return task;
+  return { ...task, history: historyLength <= 0 ? [] : task.history.slice(-historyLength) };
+}
+
 export class Atendimento extends DefaultRequestHandler {
   constructor(
-    card: AgentCard,
-    private readonly tarefas: TarefasDaPonte,
-    executor: AgentExecutor,
+    private readonly card: AgentCard,
+    /** Read only: every write of a Task is a transition of the lifecycle. */
+    private readonly tarefas: TaskStore,
+    private readonly conducao: Conducao,
+    private readonly ciclo: Pick<Ciclo, 'cancelar'>,
     private readonly exclusao: Exclusao,
-    private readonly passos: Pick<Passos, 'ler'>,
     private readonly push: Push,
     private readonly acompanhamento: Acompanhamento,
     private readonly log: (linha: string) => void,
@@ -91,36 +111,67 @@ export class Atendimento extends DefaultRequestHandler {
     cardEstendido?: ExtendedAgentCardProvider,
   ) {
     // A paused Task needs no live event bus: its continuation is a new SendMessage.
-    super(card, tarefas, executor, undefined, push.configs, push.avisos, cardEstendido, undefined, { keepBusAliveStates: [] });
+    super(card, tarefas, SEM_EXECUTOR, undefined, push.configs, push.avisos, cardEstendido, undefined, { keepBusAliveStates: [] });
   }
 
+  /**
+   * Blocking, the Task once its step is done. With returnImmediately, a new
+   * Task as first stored (SUBMITTED), its step going on; an answer is
+   * always answered when its step is done: the turn lasts until then.
+   */
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.conferirPedido(params, context);
-    const taskId = params.message?.taskId;
-    if (!taskId) return await super.sendMessage(params, context);
-    await this.conferirDono(taskId, context);
-    // Answered when the step is done (returnImmediately is not honoured here):
-    // the turn must last until every event of the step is stored.
-    const atePronto = { ...params, configuration: params.configuration && { ...params.configuration, returnImmediately: false } };
-    return await this.exclusao.com(taskId, () => super.sendMessage(atePronto, context));
+    const { mensagem, nova } = await this.receber(params, context);
+    const historyLength = params.configuration?.historyLength;
+    if (!nova)
+      return comHistorico(
+        await this.exclusao.com(mensagem.taskId, () => this.conducao.continuar(mensagem, context, () => undefined)),
+        historyLength,
+      );
+    if (!params.configuration?.returnImmediately)
+      return comHistorico(await this.conducao.abrir(mensagem, context, () => undefined), historyLength);
+    return new Promise((resolver, rejeitar) => {
+      let respondida = false;
+      this.conducao
+        .abrir(mensagem, context, ({ retrato }) => {
+          if (respondida) return;
+          respondida = true;
+          resolver(comHistorico(retrato, historyLength));
+        })
+        .catch((erro: unknown) => {
+          if (respondida)
+            this.log(`Task ${mensagem.taskId} falhou depois da resposta: ${erro instanceof Error ? erro.message : String(erro)}`);
+          else rejeitar(erro instanceof Error ? erro : new Error(String(erro)));
+        });
+    });
   }
 
+  /** Each committed transition's events, each with its log sequence as id; an answer's stream shows the Task first. */
   override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const taskId = params.message?.taskId;
-    // Each event is handed over right after the SDK stored it: the log's position then is its id.
-    const repassar = async (emitir: (posicionado: Posicionado) => void) => {
-      for await (const evento of super.sendMessageStream(params, context)) {
-        const daTask = taskDoEvento(evento);
-        emitir({ evento, seq: daTask === undefined ? undefined : posicaoNoDiario(context, daTask) });
-      }
-    };
+    const historyLength = params.configuration?.historyLength;
     // A refusal reaches the transport at the first read, before it writes any header.
-    const doSdk = ateOFim<Posicionado>(async (emitir) => {
-      await this.conferirPedido(params, context);
-      if (taskId) await this.conferirDono(taskId, context);
-      await (taskId ? this.exclusao.com(taskId, () => repassar(emitir)) : repassar(emitir));
+    const doCiclo = ateOFim<Posicionado>(async (emitir) => {
+      if (!this.card.capabilities?.streaming) throw new UnsupportedOperationError('Streaming is not supported.');
+      const { mensagem, nova } = await this.receber(params, context);
+      const mostrar = (transicao: Transicao, primeira: boolean) => {
+        if (primeira)
+          emitir({
+            evento: { payload: { $case: 'task', value: comHistorico(transicao.retrato, historyLength) } },
+            seq: transicao.posicaoAntes,
+          });
+        for (const { seq, evento } of transicao.anotados)
+          emitir({
+            evento:
+              evento.payload?.$case === 'task'
+                ? { payload: { $case: 'task', value: comHistorico(evento.payload.value, historyLength) } }
+                : evento,
+            seq,
+          });
+      };
+      await (nova
+        ? this.conducao.abrir(mensagem, context, mostrar)
+        : this.exclusao.com(mensagem.taskId, () => this.conducao.continuar(mensagem, context, mostrar)));
     }, this.log);
-    return this.eDepois(doSdk, context);
+    return this.eDepois(doCiclo, context);
   }
 
   /**
@@ -165,31 +216,18 @@ export class Atendimento extends DefaultRequestHandler {
     if (!terminal(task)) yield* this.comIds(this.acompanhamento.seguir(taskId, escopo, seq, fimDoPedido()));
   }
 
+  /**
+   * A cancel in the Task's turn, through the lifecycle. A call running in
+   * this process is told to stop first (the running step holds the turn):
+   * it then ends the Task CANCELED itself, and the cancel finds it so.
+   */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    // The SDK's own check and words.
+    if (!params.id.trim()) throw new RequestMalformedError('Task ID is required');
     await this.conferirDono(params.id, context);
-    // Before the turn, which the running step holds: told to stop, it ends the Task CANCELED itself.
-    const interrompida = this.interromper(params.id);
-    return this.exclusao.com(params.id, async () => {
-      const antes = await this.tarefas.load(params.id, context);
-      if (interrompida && antes?.status?.state === TaskState.TASK_STATE_CANCELED) return antes;
-      const aberta = antes?.status !== undefined && !TERMINAIS.has(antes.status.state);
-      // A step being run may be booking: canceled now, its booking would outlive a CANCELED Task.
-      if (aberta && (await this.passos.ler(params.id))?.reivindicacao) {
-        throw new TaskNotCancelableError(
-          `A Task ${params.id} tem uma chamada em andamento no servidor MCP, que pode ter efeito: aguarde o desfecho dela.`,
-        );
-      }
-      // The SDK cancels a paused Task by itself, without the executor and without
-      // telling the webhooks: its pause goes with the CANCELED state, in one write, and they are told here.
-      const cancelada = aberta
-        ? this.tarefas.gravado(params.id, TaskState.TASK_STATE_CANCELED, (pausas) => pausas.apagar(params.id)).catch(() => undefined)
-        : undefined;
-      const task = await super.cancelTask(params, context);
-      await cancelada;
-      // Delivery is the sender's business: the cancel is answered without waiting for it.
-      if (antes?.status?.state !== TaskState.TASK_STATE_CANCELED) void this.push.avisos.send(avisoDeEstado(task), context, task);
-      return task;
-    });
+    this.interromper(params.id);
+    const { task } = await this.exclusao.com(params.id, () => this.ciclo.cancelar({ taskId: params.id, contexto: context }));
+    return task;
   }
 
   override async createTaskPushNotificationConfig(
@@ -274,6 +312,38 @@ export class Atendimento extends DefaultRequestHandler {
     const task = await this.tarefas.load(taskId, context);
     if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
     return task;
+  }
+
+  /**
+   * A message checked as the SDK checks it and then as we do, with the
+   * Task's ids filled in (a new Task's are made here); a webhook it brings
+   * is registered for its Task.
+   */
+  private async receber(params: SendMessageRequest, context: ServerCallContext): Promise<{ mensagem: Message; nova: boolean }> {
+    const recebida = params.message;
+    // The SDK's own checks and words.
+    if (!recebida?.messageId) throw new RequestMalformedError('message.messageId is required.');
+    await this.conferirPedido(params, context);
+    const exigidas = (this.card.capabilities?.extensions ?? []).filter(
+      (extensao) => extensao.required && !context.requestedExtensions?.includes(extensao.uri),
+    );
+    if (exigidas.length > 0)
+      throw new ExtensionSupportRequiredError(
+        `Client must declare support for required extensions: ${exigidas.map(({ uri }) => uri).join(', ')}`,
+      );
+    if (context.requestedExtensions) {
+      // The extensions the response names as activated: only those this agent has.
+      const conhecidas = new Set((this.card.capabilities?.extensions ?? []).map(({ uri }) => uri));
+      context.setRequestedExtensions(context.requestedExtensions.filter((uri) => conhecidas.has(uri)));
+    }
+    const nova = !recebida.taskId;
+    if (!nova && !recebida.taskId.trim()) throw new RequestMalformedError('Task ID is required');
+    if (!nova) await this.conferirDono(recebida.taskId, context);
+    const taskId = recebida.taskId || randomUUID();
+    const webhook = params.configuration?.taskPushNotificationConfig;
+    if (webhook && this.card.capabilities?.pushNotifications) await this.push.configs.save(taskId, context, { ...webhook, taskId });
+    // A new Task's first message carries its ids; an answer enters history as the client sent it, as the SDK keeps it.
+    return nova ? { mensagem: { ...recebida, taskId, contextId: recebida.contextId || randomUUID() }, nova } : { mensagem: recebida, nova };
   }
 
   private async conferirPedido(params: SendMessageRequest, context: ServerCallContext): Promise<void> {

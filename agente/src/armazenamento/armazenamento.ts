@@ -28,11 +28,19 @@ export interface Armazenamento {
   readonly diario: Diario;
   /** Rung when a Task's events may have grown: by this process's commits, and on PostgreSQL by every agent's. */
   readonly campainha: Campainha;
-  /** Runs `escrita` on a Task store, a step store and an event log whose writes land together or not at all. */
-  readonly juntos: (escrita: (tarefas: TaskStore, pausas: Pausas, diario: Diario) => Promise<void>) => Promise<void>;
+  /** Runs `escrita` on a Task store, a step store, an event log and the webhooks whose writes land together or not at all. */
+  readonly juntos: (escrita: (lojas: Juntas) => Promise<void>) => Promise<void>;
   readonly descricao: string;
   /** Closes the database connections, if any. */
   fechar(): Promise<void>;
+}
+
+/** The stores one transaction of `juntos` sees. */
+export interface Juntas {
+  readonly tarefas: TaskStore;
+  readonly pausas: Pausas;
+  readonly diario: Diario;
+  readonly webhooks: PushNotificationStore;
 }
 
 export interface OpcoesDeArmazenamento {
@@ -75,7 +83,7 @@ export async function abrirArmazenamento({
       diario,
       campainha: new Campainha(),
       // Nothing of memory outlives the process: writes made one after the other cannot be seen half done.
-      juntos: (escrita) => escrita(tarefas, pausas, diario),
+      juntos: (escrita) => escrita({ tarefas, pausas, diario, webhooks }),
       descricao: `memoria (ate ${maxTarefas} Tasks)`,
       fechar: () => Promise.resolve(),
     };
@@ -157,9 +165,14 @@ function noSql(
     campainha,
     // A transaction is a Kysely to the SDK's store at run time; only their typings differ (jsonAgg).
     juntos: (escrita) =>
-      db
-        .transaction()
-        .execute((trx) => escrita(new Tarefas(trx as unknown as typeof db), new PausasNoBanco(trx), new DiarioNoBanco(trx, noPostgres))),
+      db.transaction().execute((trx) =>
+        escrita({
+          tarefas: new Tarefas(trx as unknown as typeof db),
+          pausas: new PausasNoBanco(trx),
+          diario: new DiarioNoBanco(trx, noPostgres),
+          webhooks: new Webhooks(trx as unknown as typeof db),
+        }),
+      ),
     descricao,
     fechar: () => fecharAntes().then(() => db.destroy()),
   };

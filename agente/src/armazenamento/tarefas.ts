@@ -1,5 +1,5 @@
 /**
- * Which states end a Task, and the Task store in memory (the default,
+ * The Task store in memory (the default,
  * without TASKS_DB): bounded, and answering ListTasks as the SDK's
  * DatabaseTaskStore does.
  */
@@ -8,16 +8,23 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { lerJson } from 'compartilhado/json';
 import { objeto } from 'compartilhado/log';
+import { terminal } from '../ciclo/maquina.js';
+import { noBanco } from './banco.js';
 import { ESCOPO_ANONIMO, escopoDe } from './escopo.js';
 
-export const TERMINAIS: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_REJECTED,
-]);
-
-export const terminal = (task: Task) => task.status !== undefined && TERMINAIS.has(task.status.state);
+/**
+ * The Task store as the SDK's request handler sees it: it reads (GetTask,
+ * ListTasks, the push-config checks) and never writes, since every write
+ * of a Task is a transition of the lifecycle (ciclo/). A database that
+ * cannot answer is told as such.
+ */
+export function somenteLeitura(tarefas: TaskStore): TaskStore {
+  return {
+    load: (taskId, context) => noBanco(tarefas.load(taskId, context)),
+    list: (params, context) => noBanco(tarefas.list(params, context)),
+    save: (task) => Promise.reject(new Error(`a Task ${task.id} so e gravada pelas transicoes do ciclo`)),
+  };
+}
 
 /** A place in ListTasks order: newest status time first, then id descending, as DatabaseTaskStore orders. */
 interface Posicao {

@@ -146,14 +146,37 @@ export class Avisos implements PushNotificationSender {
 
   /**
    * Resolves when this notification's deliveries end, delivered or given up;
-   * never rejects. Queued here, synchronously, so a Task's notifications
-   * leave in the order the SDK hands them over, whatever its store's latency.
+   * never rejects. The configs are read when its turn comes: one deleted
+   * meanwhile gets nothing.
    */
   send(resposta: StreamResponse, contexto: ServerCallContext): Promise<void> {
     const taskId = idDaTask(resposta);
     if (taskId === undefined) return Promise.resolve();
+    return this.naFila(taskId, async () => {
+      const linha = { task: taskId, evento: evento(resposta) };
+      try {
+        await this.entregar(resposta, await this.store.load(taskId, contexto), linha);
+      } catch (erro) {
+        // The store failing (a database down) must not reach the SDK, which would only print it.
+        this.log(`push ${campos(linha)} falhou ao ler as configuracoes: ${erro instanceof Error ? erro.message : String(erro)}`);
+      }
+    });
+  }
+
+  /**
+   * A committed transition's notifications, to the configs read in its
+   * transaction (so telling the webhooks costs the store nothing more).
+   * Queued here, synchronously, so a Task's notifications leave in the
+   * order its transitions committed, whatever the webhooks' latency.
+   */
+  enviar(taskId: string, respostas: readonly StreamResponse[], configs: readonly TaskPushNotificationConfig[]): void {
+    for (const resposta of respostas)
+      void this.naFila(taskId, () => this.entregar(resposta, configs, { task: taskId, evento: evento(resposta) }));
+  }
+
+  private naFila(taskId: string, entrega: () => Promise<void>): Promise<void> {
     const anterior = this.filas.get(taskId) ?? Promise.resolve();
-    const esta = anterior.then(() => this.entregar(resposta, contexto, taskId));
+    const esta = anterior.then(entrega);
     this.filas.set(taskId, esta);
     return esta.then(() => {
       if (this.filas.get(taskId) === esta) this.filas.delete(taskId);
@@ -165,18 +188,14 @@ export class Avisos implements PushNotificationSender {
     while (this.filas.size > 0) await Promise.all(this.filas.values());
   }
 
-  private async entregar(resposta: StreamResponse, contexto: ServerCallContext, taskId: string): Promise<void> {
-    const linha = { task: taskId, evento: evento(resposta) };
-    try {
-      // Read now, not when the event happened: a config deleted meanwhile gets nothing.
-      const configs = await this.store.load(taskId, contexto);
-      if (configs.length === 0) return;
-      const corpo = JSON.stringify(StreamResponse.toJSON(resposta));
-      await Promise.all(configs.map((config) => this.entregarA(config, corpo, linha)));
-    } catch (erro) {
-      // The store failing (a database down) must not reach the SDK, which would only print it.
-      this.log(`push ${campos(linha)} falhou ao ler as configuracoes: ${erro instanceof Error ? erro.message : String(erro)}`);
-    }
+  private async entregar(
+    resposta: StreamResponse,
+    configs: readonly TaskPushNotificationConfig[],
+    linha: Record<string, string>,
+  ): Promise<void> {
+    if (configs.length === 0) return;
+    const corpo = JSON.stringify(StreamResponse.toJSON(resposta));
+    await Promise.all(configs.map((config) => this.entregarA(config, corpo, linha)));
   }
 
   private async entregarA(config: TaskPushNotificationConfig, corpo: string, linha: Record<string, string>): Promise<void> {

@@ -1,0 +1,139 @@
+/**
+ * The sweep, any agent's: ends every pause nobody answered in time, and
+ * takes over every step whose claim ran out (its agent died, or the call's
+ * outcome never arrived), replaying it (the room booking with the same
+ * idempotency key; a generic tool only when it says a replay is safe: see
+ * Ponte) until the step gives a definite outcome. And the cap on paused
+ * Tasks: past it, the oldest ones end. Every change goes through the
+ * lifecycle's transitions, in the Task's turn.
+ */
+import { noBanco } from '../armazenamento/banco.js';
+import { contextoDe, DONO_ANONIMO } from '../armazenamento/escopo.js';
+import type { Exclusao } from '../armazenamento/exclusao.js';
+import type { Pausas } from '../armazenamento/pausas.js';
+import type { Ponte } from '../ponte/ponte.js';
+import { ehPedido, type Desfecho, type Dono } from '../ponte/tipos.js';
+import { MENSAGEM_DE_PAUSA_EXPIRADA, type Ciclo } from './ciclo.js';
+
+export const mensagemDeExcesso = (maximo: number) =>
+  `Pausa descartada: o agente ja guardava ${maximo} Tasks pausadas e esta era a mais antiga. Envie o pedido de novo.`;
+
+const LOTE_DA_VARREDURA = 500;
+
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>;
+
+export class Varredura {
+  constructor(
+    private readonly ciclo: Ciclo,
+    /** Read to find the Tasks to change; every change is the lifecycle's. */
+    private readonly pausas: Pick<Pausas, 'ler' | 'ate' | 'vencidas'>,
+    private readonly exclusao: Exclusao,
+    private readonly maxPausadas: number,
+    private readonly agora: () => number = Date.now,
+  ) {}
+
+  /** Over the cap (`pausadas` counted with the newest pause), the oldest paused Tasks end; failing to end them must not fail this one. */
+  async conterExcesso(pausadas: number): Promise<void> {
+    const excesso = pausadas - this.maxPausadas;
+    if (excesso <= 0) return;
+    await this.descartarAs(await noBanco(this.pausas.ate(Number.MAX_SAFE_INTEGER, excesso)), mensagemDeExcesso(this.maxPausadas)).catch(
+      () => undefined,
+    );
+  }
+
+  /**
+   * One pass: ends every expired pause nobody is answering, and replays
+   * every step whose claim ran out. Returns how many Tasks it changed.
+   */
+  async varrer(ponte: PonteDaVarredura, log: (linha: string) => void = () => undefined): Promise<number> {
+    let mudadas = 0;
+    for (;;) {
+      const ids = await this.pausas.ate(this.agora() - this.ciclo.validade, LOTE_DA_VARREDURA);
+      const nesteLote = await this.descartarAs(ids, MENSAGEM_DE_PAUSA_EXPIRADA, log, (taskId) => ponte.cancelar(taskId));
+      mudadas += nesteLote;
+      // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
+      if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
+    }
+    for (const taskId of await this.pausas.vencidas(this.agora(), LOTE_DA_VARREDURA)) {
+      // One Task's replay failing (the database gone again) leaves it claimed for the next pass, and the others go on.
+      const desfecho = await this.exclusao
+        .seLivre(taskId, () => this.repetir(taskId, ponte))
+        .catch((erro: unknown) => {
+          log(`varredura: a Task ${taskId} fica para a proxima passada (${erro instanceof Error ? erro.message : String(erro)})`);
+          return undefined;
+        });
+      if (desfecho === undefined) continue;
+      mudadas += 1;
+      log(`varredura: passo da Task ${taskId} repetido, desfecho ${desfecho}`);
+    }
+    return mudadas;
+  }
+
+  /** Sweeps every `intervaloMs`; the timer never keeps the process alive. */
+  periodicamente(intervaloMs: number, ponte: PonteDaVarredura, log: (linha: string) => void): void {
+    let varrendo = false;
+    setInterval(() => {
+      // A pass that outlasts the interval (a replay waiting on MCP) is not stacked on.
+      if (varrendo) return;
+      varrendo = true;
+      void this.varrer(ponte, log)
+        .catch((erro: unknown) => log(`varredura de passos falhou: ${erro instanceof Error ? erro.message : String(erro)}`))
+        .finally(() => (varrendo = false));
+    }, intervaloMs).unref();
+  }
+
+  /**
+   * Replays a step whose claim ran out, in the Task's turn: claimed anew,
+   * run again with the same key and answer, its outcome concluded.
+   */
+  private async repetir(taskId: string, ponte: PonteDaVarredura): Promise<Desfecho['estado'] | undefined> {
+    const alvo = { taskId, contexto: contextoDe(await this.donoDoPasso(taskId)) };
+    const retomado = await this.ciclo.retomar(alvo);
+    if (!retomado) return undefined;
+    const { passo, respostas } = retomado;
+    const desfecho: Desfecho = ehPedido(passo)
+      ? await ponte.atender(taskId, passo, { repeticao: true })
+      : respostas
+        ? await ponte.responder(taskId, passo, respostas, passo.trace, { repeticao: true })
+        : // A pause claimed with no answer recorded has nothing to replay: the same question, answerable again.
+          ponte.reapresentar(passo);
+    await this.ciclo.concluir(alvo, desfecho, passo, { ...(respostas ? { respostas } : {}), foraDoPedido: true });
+    return desfecho.estado;
+  }
+
+  /**
+   * In each Task's turn, and only if free: a Task being answered right now
+   * is not abandoned, and waiting for it here (maybe inside another Task's
+   * turn) could wait forever. Only an unclaimed pause is ended.
+   */
+  private async descartarAs(
+    taskIds: readonly string[],
+    mensagem: string,
+    log: (linha: string) => void = () => undefined,
+    /** A call still waiting here on the ended pause's question is given up (a session's, see ponte/vivas.ts). */
+    aoDescartar: (taskId: string) => void = () => undefined,
+  ): Promise<number> {
+    let descartadas = 0;
+    for (const taskId of taskIds) {
+      // One Task that cannot be ended now (its row unreadable, the database gone again) does not stop the others.
+      const descartada = await this.exclusao
+        .seLivre(taskId, async () => {
+          const alvo = { taskId, contexto: contextoDe(await this.donoDoPasso(taskId)) };
+          if (!(await this.ciclo.descartar(alvo, mensagem))) return false;
+          aoDescartar(taskId);
+          return true;
+        })
+        .catch((erro: unknown) => {
+          log(`varredura: a pausa da Task ${taskId} fica para a proxima passada (${erro instanceof Error ? erro.message : String(erro)})`);
+          return false;
+        });
+      if (descartada) descartadas += 1;
+    }
+    return descartadas;
+  }
+
+  /** Whose the Task is, as its step recorded: the sweep acts outside any request, where the owner finds it. */
+  private async donoDoPasso(taskId: string): Promise<Dono> {
+    return (await noBanco(this.pausas.ler(taskId)))?.passo.dono ?? DONO_ANONIMO;
+  }
+}
