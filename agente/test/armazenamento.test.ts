@@ -1,9 +1,11 @@
 /**
  * The agent's stores: one contract for every pause engine (memory, SQLite,
- * PostgreSQL), the limits and the clock over them, the Task turns, the
- * Task stores, and one ListTasks contract for the Task store in memory and
- * the SDK's DatabaseTaskStore (SQLite, PostgreSQL), one contract for
- * the webhook stores (memory, and the SDK's DatabasePushNotificationStore),
+ * PostgreSQL), the lifecycle's transitions and sweep over them (the clock,
+ * the cap, the lifetime, leases and their replay, the event log written
+ * with the Task, two agents on PostgreSQL), the Task turns, the Task
+ * stores, and one ListTasks contract for the Task store in memory and the
+ * SDK's DatabaseTaskStore (SQLite, PostgreSQL), one contract for the
+ * webhook stores (memory, and the SDK's DatabasePushNotificationStore),
  * and the migrations of the pauses table.
  */
 import assert from 'node:assert/strict';
@@ -12,8 +14,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ListTasksRequest, StreamResponse, Task, TaskPushNotificationConfig, TaskState, type ListTasksResponse } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import {
+  ListTasksRequest,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  TaskState,
+  type ListTasksResponse,
+  type TaskStatus,
+} from '@a2a-js/sdk';
+import { RequestMalformedError, TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import {
   DatabasePushNotificationStore,
@@ -26,43 +36,27 @@ import {
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
-import { abrirArmazenamento } from '../src/armazenamento/armazenamento.js';
-import { TarefasDaPonte, posicaoNoDiario } from '../src/armazenamento/gravacao.js';
-import { publicadorForaDoPedido, type PublicarForaDoPedido } from '../src/a2a/publicador.js';
-import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
+import { abrirArmazenamento, type Armazenamento } from '../src/armazenamento/armazenamento.js';
+import { somenteLeitura, TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
 import { BancoIndisponivel } from '../src/armazenamento/banco.js';
 import { migrarTabelasDaPonte } from '../src/armazenamento/migracoes.js';
-import { DONO_ANONIMO, ESCOPO_ANONIMO } from '../src/armazenamento/escopo.js';
-import type { Dono } from '../src/ponte/tipos.js';
-import { Eventos } from '../src/a2a/eventos.js';
+import { ESCOPO_ANONIMO, escopoDe } from '../src/armazenamento/escopo.js';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from '../src/armazenamento/exclusao.js';
-import { MENSAGEM_DE_PAUSA_EXPIRADA, Passos, mensagemDeExcesso } from '../src/a2a/passos.js';
+import { Ciclo, MENSAGEM_DE_PAUSA_EXPIRADA, type Transicao } from '../src/ciclo/ciclo.js';
+import { mensagemDeExcesso, Varredura } from '../src/ciclo/varredura.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from '../src/armazenamento/pausas.js';
 import { DiarioEmMemoria, DiarioNoBanco, MAXIMO_POR_TASK, type Diario, type TabelaDeEventos } from '../src/armazenamento/diario.js';
 import type { Ponte } from '../src/ponte/ponte.js';
 import type { Desfecho, Pausa, Pedido, Pergunta } from '../src/ponte/tipos.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
 import { LIMITES_DO_WEBHOOK } from '../src/push/cadastro.js';
-import { perguntaDeSala } from './apoio.js';
+import { aberta, adiado, INICIO_DO_RELOGIO, mensagemAo, naMemoria, pausada, perguntaDeSala } from './apoio.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 /** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */
 const pergunta: Pergunta = perguntaDeSala('estado-0');
 
 const pausa = (criadaEm: number, requestState = `estado-${criadaEm}`): Pausa => ({ ...pergunta, requestState, criadaEm });
-
-/** A promise and the function that resolves it (Promise.withResolvers is newer than Node 20). */
-function adiado(): { promessa: Promise<void>; resolver: () => void } {
-  let resolver = (): void => {
-    throw new Error('unreachable: the Promise executor runs at once');
-  };
-  const promessa = new Promise<void>((resolve) => (resolver = resolve));
-  return { promessa, resolver };
-}
-
-/** TarefasDaPonte over a memory store, its steps in memory beside it. */
-const emMemoria = (tarefas: TaskStore) =>
-  new TarefasDaPonte(tarefas, (escrita) => escrita(tarefas, new PausasEmMemoria(), new DiarioEmMemoria()));
 
 /** The SDK's Task table as its migration makes it, given the collated varchar type. */
 const tabelaDeTarefas = (texto: (tamanho: number) => string) =>
@@ -291,108 +285,121 @@ describe('steps written by older agents', () => {
   }
 });
 
-describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => {
-  const montar = (maxPausadas: number, exclusao: Exclusao = new ExclusaoLocal()) => {
-    let agora = 1_000_000;
-    const publicados: { taskId: string; dono: Dono; eventos: string[] }[] = [];
-    const base = new PausasEmMemoria();
-    const passos = new Passos(base, { maxPausadas, validadeMs: 600_000, prazoMs: 60_000 }, exclusao, 'este', () => agora);
-    /** Records what would be stored, and writes the step's change as the real one does. */
-    const publicar: PublicarForaDoPedido = async (taskId, dono, eventos, junto) => {
-      const textos = eventos(new Eventos(taskId, 'ctx')).map((evento) =>
-        evento.kind === 'statusUpdate'
-          ? `${TaskState[evento.data.status?.state ?? 0]}: ${evento.data.status?.message?.parts[0]?.content?.$case === 'text' ? evento.data.status.message.parts[0].content.value : ''}`
-          : evento.kind,
-      );
-      publicados.push({ taskId, dono, eventos: textos });
-      await junto(base);
-      return true;
-    };
-    return { base, passos, publicar, publicados, avancar: (ms: number) => (agora += ms) };
-  };
-  const falhada = (mensagem: string) => `TASK_STATE_FAILED: ${mensagem}`;
+/** The lifecycle's limits in these tests: 600 s of requestState, claims of 60 s. */
+const LIMITES = { maxPausadas: 10, validadeMs: 600_000, prazoMs: 60_000 };
 
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>;
+
+/** A bridge for a sweep with nothing to replay: any call fails the test. */
+const SEM_REPETICAO: PonteDaVarredura = {
+  atender: () => Promise.reject(new Error('nada a repetir')),
+  responder: () => Promise.reject(new Error('nada a repetir')),
+  reapresentar: () => assert.fail('nada a reapresentar'),
+  cancelar: () => false,
+};
+
+/** A status as its state and the text of its message: `STATE: text`. */
+function textoDoEstado(status: TaskStatus | undefined): string {
+  const [parte] = status?.message?.parts ?? [];
+  return `${TaskState[status?.state ?? 0]}: ${parte?.content?.$case === 'text' ? parte.content.value : ''}`;
+}
+
+/** A stored event: a status as textoDoEstado shows it, anything else as what it is. */
+const comTexto = ({ payload }: StreamResponse): string =>
+  payload?.$case === 'statusUpdate' ? textoDoEstado(payload.value.status) : (payload?.$case ?? '?');
+
+/** The events a Task's log recorded after position `depoisDe`, as comTexto shows them. */
+const registradosApos = async (diario: Diario, taskId: string, depoisDe: number, escopo = ESCOPO_ANONIMO) =>
+  (await diario.ler(taskId, escopo, depoisDe, 100)).map(({ evento }) => comTexto(evento));
+
+/** Where each Task's log stands now. */
+const posicoes = async (diario: Diario, ...taskIds: string[]) =>
+  Object.fromEntries(await Promise.all(taskIds.map(async (id) => [id, (await diario.extremos(id, ESCOPO_ANONIMO))?.ultima ?? 0] as const)));
+
+/** A stored Task's status, as textoDoEstado shows it. */
+async function estadoGuardado(tarefas: TaskStore, taskId: string, contexto = new ServerCallContext()): Promise<string | undefined> {
+  const task = await tarefas.load(taskId, contexto);
+  return task && textoDoEstado(task.status);
+}
+
+const falhada = (mensagem: string) => `TASK_STATE_FAILED: ${mensagem}`;
+const PERGUNTA_DE_NOVO = 'TASK_STATE_INPUT_REQUIRED: alternativas: sala-fusca, sala-mirante';
+
+describe('Ciclo and Varredura: one clock, a cap, a lifetime, leases and their replay', () => {
   it('dates each new question with its clock, and says when a pause is too old to answer: its requestState less one claim', async () => {
-    const { base, passos, avancar } = montar(10);
-    await passos.abrir('t', pergunta)(base);
-    assert.equal((await passos.ler('t'))?.passo.criadaEm, 1_000_000);
+    const { ciclo, pausas, avancar } = naMemoria(LIMITES);
+    await pausada(ciclo, 't');
+    assert.equal((await pausas.ler('t'))?.passo.criadaEm, INICIO_DO_RELOGIO);
     // 600 s of requestState, less the 60 s an uncertain answer may need to be replayed.
+    assert.equal(ciclo.validade, 540_000);
     avancar(539_999);
-    assert.equal((await passos.ler('t'))?.expirada, false);
+    assert.equal(ciclo.expirou(INICIO_DO_RELOGIO), false);
     avancar(1);
-    assert.equal((await passos.ler('t'))?.expirada, true);
+    assert.equal(ciclo.expirou(INICIO_DO_RELOGIO), true);
   });
 
   it('over the cap, the oldest paused Task ends FAILED with a clear message, its pause gone with it', async () => {
-    const { base, passos, publicar, publicados, avancar } = montar(2);
-    for (const id of ['a', 'b', 'c']) {
-      await passos.abrir(id, pergunta)(base);
-      await passos.conterExcesso(publicar);
+    const { ciclo, varredura, pausas, tarefas, avancar } = naMemoria({ ...LIMITES, maxPausadas: 2 });
+    for (const [i, id] of ['a', 'b', 'c'].entries()) {
+      const { transicao } = await pausada(ciclo, id);
+      assert.equal(transicao.pausadas, i + 1, 'the paused Tasks counted in the same transaction');
+      await varredura.conterExcesso(transicao.pausadas ?? 0);
       avancar(1);
     }
-    assert.deepEqual(
-      publicados.map((p) => [p.taskId, p.eventos]),
-      [['a', [falhada(mensagemDeExcesso(2))]]],
-    );
-    assert.deepEqual(await emOrdem(base), ['b', 'c']);
+    assert.equal(await estadoGuardado(tarefas, 'a'), falhada(mensagemDeExcesso(2)));
+    assert.equal(await estadoGuardado(tarefas, 'b'), PERGUNTA_DE_NOVO);
+    assert.deepEqual(await emOrdem(pausas), ['b', 'c']);
   });
 
-  it('a pause older than its lifetime is swept and its Task ended, as its owner in its tenant', async () => {
-    const { base, passos, publicar, publicados, avancar } = montar(10);
-    const acme: Dono = { tenant: 'acme', usuario: 'ana' };
-    await passos.abrir('velha', { ...pergunta, dono: acme })(base);
+  it('a pause older than its lifetime is swept and its Task ended, as its owner in its tenant; its question given up', async () => {
+    const { ciclo, varredura, pausas, tarefas, diario, avancar } = naMemoria(LIMITES);
+    const anaNaAcme = new ServerCallContext({ tenant: 'acme', user: { isAuthenticated: true, userName: 'ana' } });
+    await pausada(ciclo, 'velha', anaNaAcme);
     avancar(300_000);
-    await passos.abrir('nova', pergunta)(base);
+    await pausada(ciclo, 'nova');
     avancar(300_000);
-    const ponte = {
-      atender: () => Promise.reject(new Error('nada a repetir')),
-      responder: () => Promise.reject(new Error('nada a repetir')),
-      reapresentar: () => assert.fail('nada a reapresentar'),
-      cancelar: () => false,
-    };
-    assert.equal(await passos.varrer(ponte, publicar), 1);
-    assert.deepEqual(publicados, [{ taskId: 'velha', dono: acme, eventos: [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)] }]);
-    assert.deepEqual(await emOrdem(base), ['nova']);
+    const cancelados: string[] = [];
+    assert.equal(await varredura.varrer({ ...SEM_REPETICAO, cancelar: (taskId) => cancelados.push(taskId) > 0 }), 1);
+    assert.equal(await estadoGuardado(tarefas, 'velha', anaNaAcme), falhada(MENSAGEM_DE_PAUSA_EXPIRADA));
+    assert.deepEqual(await registradosApos(diario, 'velha', 3, escopoDe(anaNaAcme)), [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)]);
+    assert.equal(await tarefas.load('velha', new ServerCallContext({ tenant: 'acme' })), undefined, 'still out of sight of others');
+    assert.deepEqual(cancelados, ['velha'], "a session's call still waiting on it is given up");
+    assert.deepEqual(await emOrdem(pausas), ['nova']);
   });
 
   it('a Task being answered right now is neither swept nor evicted, and the sweep does not spin on it', async () => {
-    const exclusao = new ExclusaoLocal();
-    const { base, passos, publicar, publicados, avancar } = montar(1, exclusao);
-    const ponte = {
-      atender: () => Promise.reject(new Error('nada a repetir')),
-      responder: () => Promise.reject(new Error('nada a repetir')),
-      reapresentar: () => assert.fail('nada a reapresentar'),
-      cancelar: () => false,
-    };
-    await passos.abrir('ocupada', pergunta)(base);
-    const { promessa: resposta, resolver: soltar } = adiado();
-    const respondendo = exclusao.com('ocupada', () => resposta);
+    const { ciclo, varredura, pausas, tarefas, exclusao, avancar } = naMemoria({ ...LIMITES, maxPausadas: 1 });
+    await pausada(ciclo, 'ocupada');
+    const { soltar, segura } = await segurarVez(exclusao, 'ocupada');
     avancar(600_000);
-    assert.equal(await passos.varrer(ponte, publicar), 0);
-    await passos.abrir('outra', pergunta)(base);
-    await passos.conterExcesso(publicar);
-    assert.equal(publicados.length, 0);
-    assert.deepEqual(await emOrdem(base), ['ocupada', 'outra']);
+    assert.equal(await varredura.varrer(SEM_REPETICAO), 0);
+    const { transicao } = await pausada(ciclo, 'outra');
+    await varredura.conterExcesso(transicao.pausadas ?? 0);
+    assert.equal(await estadoGuardado(tarefas, 'ocupada'), PERGUNTA_DE_NOVO);
+    assert.deepEqual(await emOrdem(pausas), ['ocupada', 'outra']);
     soltar();
-    await respondendo;
-    assert.equal(await passos.varrer(ponte, publicar), 1);
-    assert.deepEqual(publicados[0]?.eventos, [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)]);
+    await segura;
+    assert.equal(await varredura.varrer(SEM_REPETICAO), 1);
+    assert.equal(await estadoGuardado(tarefas, 'ocupada'), falhada(MENSAGEM_DE_PAUSA_EXPIRADA));
   });
 
   it("a claimed step's outcome is written only while the claim is still this agent's", async () => {
-    const { base, passos } = montar(10);
+    const { ciclo, pausas, tarefas } = naMemoria(LIMITES);
     const falhou: Desfecho = { estado: 'falhou', mensagem: 'x' };
-    await passos.reivindicarPedido('meu', passos.pedido(pedidoNovo(0)))(base);
-    await passos.depoisDoReivindicado('meu', falhou, pedidoNovo(0))(base);
-    assert.equal(await base.ler('meu'), undefined);
+    const meu = await aberta(ciclo, 'meu');
+    await ciclo.concluir(meu.alvo, falhou, meu.pedido);
+    assert.equal(await pausas.ler('meu'), undefined);
+    assert.equal(await estadoGuardado(tarefas, 'meu'), falhada('x'));
     // Slower than its lease, its step replayed by another agent's sweep: that outcome stands.
-    await base.guardar('tomado', pedidoNovo(0), { por: 'outro', ate: Number.MAX_SAFE_INTEGER });
-    await assert.rejects(passos.depoisDoReivindicado('tomado', falhou, pedidoNovo(0))(base), /ja esta sendo respondida por outra chamada/);
-    assert.equal((await base.ler('tomado'))?.reivindicacao?.por, 'outro');
+    const tomado = await aberta(ciclo, 'tomado');
+    await pausas.guardar('tomado', tomado.pedido, { por: 'outro', ate: Number.MAX_SAFE_INTEGER });
+    await assert.rejects(ciclo.concluir(tomado.alvo, falhou, tomado.pedido), /ja esta sendo respondida por outra chamada/);
+    assert.equal((await pausas.ler('tomado'))?.reivindicacao?.por, 'outro');
+    assert.equal((await tarefas.load('tomado', new ServerCallContext()))?.status?.state, TaskState.TASK_STATE_WORKING);
   });
 
   it('replays a step whose claim ran out, with the same request or answer, and stores its outcome with the step', async () => {
-    const { base, passos, publicar, publicados, avancar } = montar(10);
+    const { ciclo, varredura, pausas, diario, avancar, agora } = naMemoria(LIMITES);
     const reserva = { reserva: 'res-0009', sala: 'sala-fusca', inicio: 'i', fim: 'f', responsavel: 'Doc', politica: 'p' };
     const concluida: Desfecho = {
       estado: 'concluida',
@@ -400,61 +407,82 @@ describe('Passos: one clock, a cap, a lifetime, leases and their replay', () => 
       artefato: { nome: 'reserva', dados: reserva },
     };
     const chamadas: string[] = [];
-    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'> = {
-      atender: (taskId, pedido) => {
-        chamadas.push(`atender ${taskId} ${pedido.pedido.texto}`);
+    const ponte: PonteDaVarredura = {
+      atender: (taskId, pedido, opcoes) => {
+        chamadas.push(`atender ${taskId} ${pedido.pedido.texto} ${String(opcoes?.repeticao)}`);
         return Promise.resolve(concluida);
       },
-      responder: (_taskId, pausa, respostas) => {
-        chamadas.push(`responder ${String(pausa.requestState)} ${JSON.stringify(respostas)}`);
+      responder: (_taskId, pausa, respostas, _trace, opcoes) => {
+        chamadas.push(`responder ${String(pausa.requestState)} ${JSON.stringify(respostas)} ${String(opcoes?.repeticao)}`);
         return Promise.resolve({ estado: 'incerto', mensagem: 'sem resposta' });
       },
       reapresentar: () => assert.fail('every claim here records its answer'),
       cancelar: () => false,
     };
     const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
-    await passos.reivindicarPedido('novo', passos.pedido(pedidoNovo(0)))(base);
-    await passos.abrir('pausada', pergunta)(base);
-    await passos.reivindicarResposta('pausada', resposta)(base);
-    await passos.reivindicarPedido('viva', passos.pedido(pedidoNovo(0)))(base);
+    await aberta(ciclo, 'novo');
+    const { alvo } = await pausada(ciclo, 'pausada');
+    await ciclo.receber(alvo, mensagemAo('pausada', 'escolha=sala-fusca', { messageId: 'm2' }), () => ({ respostas: resposta }));
     avancar(60_001);
-    await passos.reivindicarPedido('viva', passos.pedido(pedidoNovo(0)))(base);
-    assert.equal(await passos.varrer(ponte, publicar), 2);
-    assert.deepEqual(chamadas.sort(), [`atender novo reservar sala=sala-garagem`, `responder estado-0 ${JSON.stringify(resposta)}`]);
-    assert.deepEqual(publicados.map((p) => [p.taskId, p.eventos]).sort(), [
-      ['novo', ['artifactUpdate', 'TASK_STATE_COMPLETED: Reserva res-0009 confirmada na sala-fusca.']],
-      ['pausada', ['TASK_STATE_WORKING: sem resposta']],
+    await aberta(ciclo, 'viva');
+    const antes = await posicoes(diario, 'novo', 'pausada');
+    assert.equal(await varredura.varrer(ponte), 2);
+    assert.deepEqual(chamadas.sort(), [
+      `atender novo reservar sala=sala-garagem true`,
+      `responder estado-pausada ${JSON.stringify(resposta)} true`,
     ]);
-    assert.equal(await base.ler('novo'), undefined, 'a finished Task keeps no step');
+    assert.deepEqual(await registradosApos(diario, 'novo', antes.novo ?? 0), [
+      'artifactUpdate',
+      'TASK_STATE_COMPLETED: Reserva res-0009 confirmada na sala-fusca.',
+    ]);
+    assert.deepEqual(await registradosApos(diario, 'pausada', antes.pausada ?? 0), ['TASK_STATE_WORKING: sem resposta']);
+    assert.equal(await pausas.ler('novo'), undefined, 'a finished Task keeps no step');
     // Still uncertain: claimed again, expired at once, for the next pass; the live claim is left alone.
-    assert.deepEqual(await base.vencidas(1_060_002, 10), ['pausada']);
-    assert.deepEqual((await base.ler('pausada'))?.reivindicacao?.respostas, resposta);
-    assert.equal((await base.ler('viva'))?.reivindicacao?.por, 'este');
+    assert.deepEqual(await pausas.vencidas(agora() + 1, 10), ['pausada']);
+    assert.deepEqual((await pausas.ler('pausada'))?.reivindicacao?.respostas, resposta);
+    assert.equal((await pausas.ler('viva'))?.reivindicacao?.por, 'este');
+  });
+
+  it("a replay's outcome for a Task already finished only removes its step", async () => {
+    const { ciclo, varredura, pausas, tarefas, diario, avancar } = naMemoria(LIMITES);
+    const { alvo, pedido } = await aberta(ciclo, 't');
+    await ciclo.concluir(alvo, { estado: 'falhou', mensagem: 'x' }, pedido);
+    // A step left behind (written by another agent's version), claimed and expired.
+    await pausas.guardar('t', pedido, { por: 'outro', ate: INICIO_DO_RELOGIO });
+    avancar(1);
+    const antes = await posicoes(diario, 't');
+    assert.equal(
+      await varredura.varrer({ ...SEM_REPETICAO, atender: () => Promise.resolve({ estado: 'falhou', mensagem: 'de novo' }) }),
+      1,
+    );
+    assert.equal(await pausas.ler('t'), undefined);
+    assert.equal(await estadoGuardado(tarefas, 't'), falhada('x'));
+    assert.deepEqual(await registradosApos(diario, 't', antes.t ?? 0), []);
   });
 
   it('a claimed pause with no answer recorded is asked again as it was (INPUT_REQUIRED), and released', async () => {
-    const { base, passos, publicar, publicados, avancar } = montar(10);
-    await passos.abrir('sem-resposta', pergunta)(base);
+    const { ciclo, varredura, pausas, diario, avancar } = naMemoria(LIMITES);
+    const { alvo } = await pausada(ciclo, 'sem-resposta');
+    const pausaGuardada = (await pausas.ler('sem-resposta'))?.passo;
+    assert.ok(pausaGuardada);
+    const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
+    await ciclo.receber(alvo, mensagemAo('sem-resposta', 'escolha=sala-fusca', { messageId: 'm2' }), () => ({ respostas: resposta }));
     // No writer of ours claims a pause without its answer; another agent's version might.
-    await base.reivindicar('sem-resposta', { por: 'outro', ate: 1_000_000 }, 1_000_000);
+    await pausas.guardar('sem-resposta', pausaGuardada, { por: 'outro', ate: INICIO_DO_RELOGIO });
     avancar(1);
+    const antes = await posicoes(diario, 'sem-resposta');
     const reapresentadas: Pick<Pausa, 'perguntas'>[] = [];
-    const ponte: Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'> = {
-      atender: () => Promise.reject(new Error('nada a repetir')),
-      responder: () => Promise.reject(new Error('nada a responder')),
+    const ponte: PonteDaVarredura = {
+      ...SEM_REPETICAO,
       reapresentar: (pausa) => {
         reapresentadas.push(pausa);
         return { estado: 'pausada', mensagem: 'alternativas: sala-fusca, sala-mirante', dados: {} };
       },
-      cancelar: () => false,
     };
-    assert.equal(await passos.varrer(ponte, publicar), 1);
-    assert.deepEqual(reapresentadas, [{ ...pergunta, criadaEm: 1_000_000 }]);
-    assert.deepEqual(
-      publicados.map((p) => [p.taskId, p.eventos]),
-      [['sem-resposta', ['TASK_STATE_INPUT_REQUIRED: alternativas: sala-fusca, sala-mirante']]],
-    );
-    assert.deepEqual(await base.ler('sem-resposta'), { passo: { ...pergunta, criadaEm: 1_000_000 } }, 'unclaimed, answerable again');
+    assert.equal(await varredura.varrer(ponte), 1);
+    assert.deepEqual(reapresentadas, [pausaGuardada]);
+    assert.deepEqual(await registradosApos(diario, 'sem-resposta', antes['sem-resposta'] ?? 0), [PERGUNTA_DE_NOVO]);
+    assert.deepEqual(await pausas.ler('sem-resposta'), { passo: pausaGuardada }, 'unclaimed, answerable again');
   });
 });
 
@@ -601,48 +629,37 @@ describe('Task stores', () => {
     assert.equal((await tarefas.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_WORKING);
   });
 
-  it('TarefasDaPonte: whoever waits for a state of a Task hears once that state is stored', async () => {
-    const tarefas = emMemoria(new TarefasEmMemoria(10));
-    const contexto = new ServerCallContext();
-    let ouviu = false;
-    const gravado = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED).then(() => (ouviu = true));
-    await tarefas.save(tarefa('t', TaskState.TASK_STATE_WORKING), contexto);
-    await tarefas.save(tarefa('outra', TaskState.TASK_STATE_COMPLETED), contexto);
-    await new Promise((resolver) => setImmediate(resolver));
-    assert.equal(ouviu, false, 'another state, or another Task, is not what was waited for');
-    await tarefas.save(tarefa('t', TaskState.TASK_STATE_COMPLETED), contexto);
-    await gravado;
-    assert.equal((await tarefas.load('t', contexto))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+  it('a Task whose step is claimed ends only by that step: a cancel is refused, a sweep leaves it, the SDK cannot write it', async () => {
+    const { ciclo, tarefas, pausas } = naMemoria(LIMITES);
+    const { alvo, pedido } = await aberta(ciclo, 't');
+    // The claimed step may be booking: ended now, its booking would outlive the Task.
+    await assert.rejects(
+      ciclo.cancelar(alvo),
+      (erro) => erro instanceof TaskNotCancelableError && /chamada em andamento/.test(erro.message),
+    );
+    assert.equal(await ciclo.descartar(alvo, 'x'), false);
+    await assert.rejects(
+      somenteLeitura(tarefas).save(tarefa('t', TaskState.TASK_STATE_FAILED), anonimo),
+      /so e gravada pelas transicoes do ciclo/,
+    );
+    assert.equal((await tarefas.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_WORKING);
+    assert.equal((await pausas.ler('t'))?.reivindicacao?.por, 'este');
+    // Its own outcome, with the step's change, goes through.
+    await ciclo.concluir(alvo, { estado: 'falhou', mensagem: 'x' }, pedido);
+    assert.equal((await tarefas.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.equal(await pausas.ler('t'), undefined);
   });
 
-  it('TarefasDaPonte: a terminal state nobody of ours asked for is refused while the Task has an open step', async () => {
-    const memoria = new TarefasEmMemoria(10);
-    const pausas = new PausasEmMemoria();
-    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas, new DiarioEmMemoria()));
-    const contexto = new ServerCallContext();
-    await tarefas.save(tarefa('t', TaskState.TASK_STATE_WORKING), contexto);
-    await pausas.guardar('t', pausa(1), { por: 'outro', ate: 10 });
-    // As the SDK ends a Task FAILED by itself when an execution throws: the claimed step may have booked.
-    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_FAILED), contexto), /tem um passo aberto/);
-    assert.equal((await tarefas.load('t', contexto))?.status?.state, TaskState.TASK_STATE_WORKING);
-    // Ours, with the step's change, goes through; and with no step, so does any terminal state.
-    const concluida = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED, (p) => p.apagar('t'));
-    await tarefas.save(tarefa('t', TaskState.TASK_STATE_COMPLETED), contexto);
-    await concluida;
-    await tarefas.save(tarefa('u', TaskState.TASK_STATE_FAILED), contexto);
-    assert.equal((await tarefas.load('u', contexto))?.status?.state, TaskState.TASK_STATE_FAILED);
-  });
-
-  it('TarefasDaPonte: a store that fails is reported as "banco indisponivel", to the caller and to whoever waits', async () => {
-    const quebrada = new TarefasEmMemoria(10);
-    quebrada.save = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-    const tarefas = emMemoria(quebrada);
-    const gravado = tarefas.gravado('t', TaskState.TASK_STATE_WORKING);
-    await assert.rejects(tarefas.save(tarefa('t', TaskState.TASK_STATE_SUBMITTED), new ServerCallContext()), {
-      name: 'BancoIndisponivel',
-      message: 'Banco de Tasks indisponivel: tente de novo em instantes',
-    });
-    await assert.rejects(gravado, { name: 'BancoIndisponivel' });
+  it('a store that fails is reported as "banco indisponivel", to a reader and to a transition', async () => {
+    const { ciclo, tarefas } = naMemoria(LIMITES);
+    const recusa = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    tarefas.save = recusa;
+    const indisponivel = { name: 'BancoIndisponivel', message: 'Banco de Tasks indisponivel: tente de novo em instantes' };
+    await assert.rejects(aberta(ciclo, 't'), indisponivel);
+    tarefas.load = recusa;
+    tarefas.list = recusa;
+    await assert.rejects(somenteLeitura(tarefas).load('t', anonimo), indisponivel);
+    await assert.rejects(somenteLeitura(tarefas).list(ListTasksRequest.fromJSON({}), anonimo), indisponivel);
   });
 });
 
@@ -830,9 +847,10 @@ for (const [nome, criar] of [
       assert.deepEqual(novaVolta.flatMap(idsDe), ['b', 'e', 'f', 'd', 'c', 'a'], 'the next walk starts with them');
     });
 
-    it('refuses a pageToken it did not write as RequestMalformedError, through TarefasDaPonte, never as banco indisponivel', async () => {
-      const tarefas = emMemoria(await criar());
-      await tarefas.save(tarefaEm({ id: 'a', segundo: 1 }), anonimo);
+    it('refuses a pageToken it did not write as RequestMalformedError, read only as the SDK reads it, never as banco indisponivel', async () => {
+      const loja = await criar();
+      await loja.save(tarefaEm({ id: 'a', segundo: 1 }), anonimo);
+      const tarefas = somenteLeitura(loja);
       for (const pageToken of ['lixo', Buffer.from('sem cursor').toString('base64')]) {
         await assert.rejects(tarefas.list(pedido({ pageToken }), anonimo), (erro) => {
           assert.ok(erro instanceof RequestMalformedError, `${pageToken}: ${String(erro)}`);
@@ -906,108 +924,166 @@ for (const [nome, criar] of [
   });
 }
 
-describe('publicadorForaDoPedido', () => {
-  const falhar = (mensagem: string) => (eventos: Eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)];
+describe('Ciclo outside a request: what a sweep writes', () => {
+  const anonimo = new ServerCallContext();
 
-  it('ends an open Task FAILED with the message, stores it with its step, and tells its webhooks once; a finished Task is left alone', async () => {
-    const anonimo = new ServerCallContext();
-    const memoria = new TarefasEmMemoria(10);
-    const pausas = new PausasEmMemoria();
-    const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, pausas, new DiarioEmMemoria()));
-    const avisadas: StreamResponse[] = [];
-    const publicar = publicadorForaDoPedido(tarefas, {
-      send: (resposta) => {
-        avisadas.push(resposta);
-        return Promise.resolve();
-      },
+  it('ends a paused Task FAILED with the message, its step with it, and tells its webhooks once; a finished Task only loses its step', async () => {
+    const avisados: { taskId: string; configs: string[]; respostas: readonly StreamResponse[] }[] = [];
+    const { ciclo, tarefas, pausas, webhooks } = naMemoria({
+      ...LIMITES,
+      avisos: { enviar: (taskId, respostas, configs) => avisados.push({ taskId, configs: configs.map(({ id }) => id), respostas }) },
     });
-    await pausas.guardar('pausada', pausa(1));
-    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
-    await memoria.save(Task.fromJSON({ id: 'pronta', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
-    const apagar = (taskId: string) => (p: Pausas) => p.apagar(taskId);
-    assert.equal(await publicar('pausada', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), apagar('pausada')), true);
-    assert.equal(await publicar('pronta', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), apagar('pronta')), false);
-    const lida = await tarefas.load('pausada', anonimo);
-    assert.equal(lida?.status?.state, TaskState.TASK_STATE_FAILED);
+    await pausada(ciclo, 'pausada');
+    const pronta = await aberta(ciclo, 'pronta');
+    await ciclo.concluir(pronta.alvo, { estado: 'falhou', mensagem: 'x' }, pronta.pedido);
+    // A step left behind by another agent's version.
+    await pausas.guardar('pronta', pausa(1));
+    for (const taskId of ['pausada', 'pronta'])
+      await webhooks.save(taskId, anonimo, TaskPushNotificationConfig.fromJSON({ taskId, id: 'w', url: 'http://127.0.0.1/hook' }));
+    const alvo = (taskId: string) => ({ taskId, contexto: anonimo });
+    assert.equal(await ciclo.descartar(alvo('pausada'), MENSAGEM_DE_PAUSA_EXPIRADA), true);
+    assert.equal(await ciclo.descartar(alvo('pronta'), MENSAGEM_DE_PAUSA_EXPIRADA), true);
+    assert.equal(await estadoGuardado(tarefas, 'pausada'), falhada(MENSAGEM_DE_PAUSA_EXPIRADA));
     assert.equal(await pausas.ler('pausada'), undefined);
+    // Told as the Task's new status, to the configs read in its transaction.
     assert.deepEqual(
-      avisadas.map((resposta) => {
-        const carga = resposta.payload;
-        assert.ok(carga?.$case === 'statusUpdate');
-        const [parte] = carga.value.status?.message?.parts ?? [];
-        return [carga.value.taskId, TaskState[carga.value.status?.state ?? 0], parte?.content?.$case === 'text' && parte.content.value];
-      }),
-      [['pausada', 'TASK_STATE_FAILED', MENSAGEM_DE_PAUSA_EXPIRADA]],
+      avisados.map(({ taskId, configs, respostas }) => [taskId, configs, respostas.map(comTexto)]),
+      [['pausada', ['w'], [falhada(MENSAGEM_DE_PAUSA_EXPIRADA)]]],
     );
-    assert.equal((await tarefas.load('pronta', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(await estadoGuardado(tarefas, 'pronta'), falhada('x'));
+    assert.equal(await pausas.ler('pronta'), undefined);
+    assert.equal(await ciclo.descartar(alvo('pronta'), MENSAGEM_DE_PAUSA_EXPIRADA), false, 'nothing left to discard');
   });
 
-  it('a save that fails rejects the call, and leaves nothing unheard that would end the process', async () => {
-    const memoria = new TarefasEmMemoria(10);
-    const anonimo = new ServerCallContext();
-    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
-    const quebrada = new TarefasEmMemoria(10);
-    quebrada.load = (id, contexto) => memoria.load(id, contexto);
-    quebrada.save = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+  it('a store that fails rejects the call, leaves nothing unheard that would end the process, and the sweep goes on', async () => {
+    const { ciclo, varredura, tarefas, pausas, avancar } = naMemoria(LIMITES);
+    const { alvo } = await pausada(ciclo, 'pausada');
+    await pausada(ciclo, 'outra');
+    // Its read fails, before anything is written (memory has no rollback to undo a write).
+    const carregar = tarefas.load.bind(tarefas);
+    tarefas.load = (taskId, contexto) =>
+      taskId === 'pausada' ? Promise.reject(new Error('Connection terminated unexpectedly')) : carregar(taskId, contexto);
     const naoOuvidas: unknown[] = [];
     const ouvir = (razao: unknown) => naoOuvidas.push(razao);
     process.on('unhandledRejection', ouvir);
     try {
-      const publicar = publicadorForaDoPedido(emMemoria(quebrada), { send: () => Promise.resolve() });
-      await assert.rejects(
-        publicar('pausada', DONO_ANONIMO, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), () => Promise.resolve()),
-        {
-          name: 'BancoIndisponivel',
-        },
-      );
+      await assert.rejects(ciclo.descartar(alvo, MENSAGEM_DE_PAUSA_EXPIRADA), { name: 'BancoIndisponivel' });
+      avancar(600_000);
+      const linhas: string[] = [];
+      assert.equal(await varredura.varrer(SEM_REPETICAO, (linha) => linhas.push(linha)), 1, 'the other Task is still swept');
+      assert.deepEqual(linhas, [
+        'varredura: a pausa da Task pausada fica para a proxima passada (Banco de Tasks indisponivel: tente de novo em instantes)',
+      ]);
       // Unhandled rejections are reported after the microtasks of the turn that made them.
       await new Promise((resolver) => setImmediate(resolver));
       assert.deepEqual(naoOuvidas, []);
     } finally {
       process.off('unhandledRejection', ouvir);
     }
+    assert.ok(await pausas.ler('pausada'), 'its pause kept for the next pass');
+    assert.equal(await estadoGuardado(tarefas, 'outra'), falhada(MENSAGEM_DE_PAUSA_EXPIRADA));
   });
 
-  it('finds and ends a Task of another tenant as its owner', async () => {
-    const memoria = new TarefasEmMemoria(10);
-    const dono: Dono = { tenant: 'acme', usuario: 'unknown' };
+  it('the sweep finds and ends a Task of another tenant as its owner', async () => {
+    const { ciclo, varredura, tarefas, avancar } = naMemoria(LIMITES);
     const naAcme = new ServerCallContext({ tenant: 'acme' });
-    await memoria.save(Task.fromJSON({ id: 'pausada', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), naAcme);
-    const publicar = publicadorForaDoPedido(emMemoria(memoria), { send: () => Promise.resolve() });
-    await publicar('pausada', dono, falhar(MENSAGEM_DE_PAUSA_EXPIRADA), () => Promise.resolve());
-    assert.equal((await memoria.load('pausada', naAcme))?.status?.state, TaskState.TASK_STATE_FAILED);
-    assert.equal(await memoria.load('pausada', new ServerCallContext()), undefined, 'still out of sight of other tenants');
+    await pausada(ciclo, 'pausada', naAcme);
+    avancar(600_000);
+    assert.equal(await varredura.varrer(SEM_REPETICAO), 1);
+    assert.equal((await tarefas.load('pausada', naAcme))?.status?.state, TaskState.TASK_STATE_FAILED);
+    assert.equal(await tarefas.load('pausada', anonimo), undefined, 'still out of sight of other tenants');
   });
 
   for (const motor of ['sqlite', 'postgres'] as const) {
-    it(`on ${motor}, a Task's state and its step are written in one transaction: both or neither`, async () => {
+    it(`on ${motor}, a transition's Task, step and log are written in one transaction: all or nothing`, async () => {
       const banco =
         motor === 'sqlite'
           ? join(pasta, `juntos-${randomUUID()}.db`)
           : await postgres.novoBanco(`juntos_${randomUUID().replaceAll('-', '')}`);
       const armazenamento = await abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined });
       abertos.push({ destroy: () => armazenamento.fechar() });
-      const { tarefas: sdk, pausas } = armazenamento;
-      const tarefas = new TarefasDaPonte(sdk, armazenamento.juntos);
-      const anonimo = new ServerCallContext();
-      await pausas.guardar('t', pausa(1));
-      await sdk.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), anonimo);
-      // A claim that fails (another holds it) takes the WORKING state down with it.
-      await pausas.reivindicar('t', { por: 'outro', ate: Number.MAX_SAFE_INTEGER }, 0);
-      const trabalhando = tarefas.gravado('t', TaskState.TASK_STATE_WORKING, async (p) => {
-        if (!(await p.reivindicar('t', { por: 'este', ate: 10 }, 0))) throw new Error('ocupada');
-      });
-      await assert.rejects(tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } }), anonimo));
-      await assert.rejects(trabalhando);
-      assert.equal((await sdk.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-      // And a step's change that succeeds lands with its state.
-      const concluida = tarefas.gravado('t', TaskState.TASK_STATE_COMPLETED, (p) => p.apagar('t'));
-      await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), anonimo);
-      await concluida;
-      assert.equal((await sdk.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const { tarefas, pausas, diario } = armazenamento;
+      // While `falhar`, the transaction's Task store fails its write: after the step was written, before the log.
+      let falhar = false;
+      const juntos: Armazenamento['juntos'] = (escrita) =>
+        armazenamento.juntos((lojas) =>
+          escrita(
+            falhar
+              ? {
+                  ...lojas,
+                  tarefas: {
+                    load: (taskId, contexto) => lojas.tarefas.load(taskId, contexto),
+                    list: (params, contexto) => lojas.tarefas.list(params, contexto),
+                    save: () => Promise.reject(new Error('Connection terminated unexpectedly')),
+                  },
+                }
+              : lojas,
+          ),
+        );
+      const ciclo = new Ciclo({ juntos, campainha: armazenamento.campainha }, LIMITES, 'este');
+      const { alvo } = await pausada(ciclo, 't');
+      const [pausaAntes, logAntes] = await Promise.all([pausas.ler('t'), diario.extremos('t', ESCOPO_ANONIMO)]);
+      const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
+      const responder = () =>
+        ciclo.receber(alvo, mensagemAo('t', 'escolha=sala-fusca', { messageId: 'm2' }), () => ({ respostas: resposta }));
+      falhar = true;
+      await assert.rejects(responder(), { name: 'BancoIndisponivel' });
+      assert.deepEqual(await pausas.ler('t'), pausaAntes, 'the claim went down with the Task');
+      assert.deepEqual(await diario.extremos('t', ESCOPO_ANONIMO), logAntes);
+      const guardada = await tarefas.load('t', anonimo);
+      assert.equal(guardada?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      assert.ok(!guardada.history.some(({ messageId }) => messageId === 'm2'), 'the answer is not in its history');
+      // And one that succeeds lands whole: the claim with WORKING, then the outcome with the step's end.
+      falhar = false;
+      const { resposta: recebida } = await responder();
+      assert.ok(recebida);
+      assert.equal((await pausas.ler('t'))?.reivindicacao?.por, 'este');
+      await ciclo.concluir(alvo, { estado: 'cancelada', mensagem: 'recusada' }, recebida.pausa, { respostas: resposta });
+      assert.equal((await tarefas.load('t', anonimo))?.status?.state, TaskState.TASK_STATE_CANCELED);
       assert.equal(await pausas.ler('t'), undefined);
     });
   }
+
+  it("on PostgreSQL, two agents: of two sweeps one takes over a claim that ran out, and the first agent's late outcome is refused", async () => {
+    const banco = await postgres.novoBanco(`vencida_${randomUUID().replaceAll('-', '')}`);
+    const [a, b, c] = await Promise.all(
+      [1, 2, 3].map(() => abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined })),
+    );
+    assert.ok(a && b && c);
+    abertos.push(...[a, b, c].map((armazenamento) => ({ destroy: () => armazenamento.fechar() })));
+    let agora = INICIO_DO_RELOGIO;
+    const relogio = () => agora;
+    const cicloDeA = new Ciclo(a, LIMITES, 'agente-a', undefined, relogio);
+    const { alvo, pedido } = await aberta(cicloDeA, 't');
+    agora += LIMITES.prazoMs + 1;
+    const repeticoes: string[] = [];
+    const ponte: PonteDaVarredura = {
+      ...SEM_REPETICAO,
+      atender: (taskId, _pedido, opcoes) => {
+        repeticoes.push(`${taskId} ${String(opcoes?.repeticao)}`);
+        return Promise.resolve({ estado: 'concluida', mensagem: 'pronto', artefato: { nome: 'eco', dados: { n: 1 } } });
+      },
+    };
+    const varrida = await Promise.all(
+      (
+        [
+          ['agente-b', b],
+          ['agente-c', c],
+        ] as const
+      ).map(([por, armazenamento]) => {
+        const ciclo = new Ciclo(armazenamento, LIMITES, por, undefined, relogio);
+        return new Varredura(ciclo, armazenamento.pausas, armazenamento.exclusao, LIMITES.maxPausadas, relogio).varrer(ponte);
+      }),
+    );
+    assert.deepEqual(varrida.sort(), [0, 1], 'one sweep replayed it');
+    assert.deepEqual(repeticoes, ['t true']);
+    await assert.rejects(
+      cicloDeA.concluir(alvo, { estado: 'falhou', mensagem: 'tarde' }, pedido),
+      /ja esta sendo respondida por outra chamada/,
+    );
+    assert.equal(await estadoGuardado(a.tarefas, 't'), 'TASK_STATE_COMPLETED: pronto');
+    assert.equal(await a.pausas.ler('t'), undefined);
+  });
 });
 
 async function webhooksNoBanco(motor: Motor): Promise<PushNotificationStore> {
@@ -1189,13 +1265,11 @@ describe('DiarioEmMemoria only', () => {
   });
 });
 
-describe('the event log written with the Task (TarefasDaPonte over each store)', () => {
+describe('the event log written with the Task (Ciclo over each store)', () => {
   const anonimo = () => new ServerCallContext();
-  const comEstado = (estado: string, extra: object = {}) =>
-    Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: '2027-01-01T00:00:00Z' }, ...extra });
 
   for (const motor of ['memoria', 'sqlite', 'postgres'] as const) {
-    it(`on ${motor}: a new Task, each status and artifact changed, nothing for history alone; a refused write logs nothing; subscribers rung`, async () => {
+    it(`on ${motor}: a new Task, each status and artifact changed, nothing for history alone; a refused transition logs nothing; subscribers rung`, async () => {
       const banco =
         motor === 'memoria'
           ? undefined
@@ -1204,34 +1278,52 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
             : await postgres.novoBanco(`eventos_${randomUUID().replaceAll('-', '')}`);
       const armazenamento = await abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined });
       abertos.push({ destroy: () => armazenamento.fechar() });
-      const { campainha, diario } = armazenamento;
-      const tarefas = new TarefasDaPonte(armazenamento.tarefas, armazenamento.juntos, campainha);
-      const contexto = anonimo();
+      const { campainha, diario, pausas } = armazenamento;
+      const ciclo = new Ciclo(armazenamento, LIMITES, 'este');
+      const casos = (transicao: Transicao) => transicao.anotados.map(({ seq, evento }) => [seq, evento.payload?.$case]);
       const tocada = campainha.esperar('t').tocada;
-      await tarefas.save(comEstado('TASK_STATE_SUBMITTED'), contexto);
+      const { alvo, pedido, transicao: abertura } = await aberta(ciclo, 't');
       await tocada;
-      assert.equal(posicaoNoDiario(contexto, 't'), 1, "the request's position is its last save's");
-      await tarefas.save(
-        comEstado('TASK_STATE_SUBMITTED', { history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'oi' }] }] }),
-        contexto,
+      assert.equal(abertura.posicaoAntes, 0);
+      assert.deepEqual(casos(abertura), [
+        [1, 'task'],
+        [2, 'statusUpdate'],
+      ]);
+      const anotada = await ciclo.receber(alvo, mensagemAo('t', 'e agora?', { messageId: 'm2' }), () =>
+        assert.fail('a Task not waiting is asked nothing'),
       );
-      assert.equal(posicaoNoDiario(contexto, 't'), 1, 'history alone tells subscribers nothing');
-      const artefato = { artifactId: 'a', name: 'reserva', parts: [{ text: '{}' }] };
-      await tarefas.save(comEstado('TASK_STATE_SUBMITTED', { artifacts: [artefato] }), contexto);
-      await tarefas.save(comEstado('TASK_STATE_WORKING', { artifacts: [artefato] }), contexto);
-      // A terminal state while a step is open is refused: the Task and its log stay as they were.
-      await armazenamento.pausas.guardar('t', pausa(1));
-      await assert.rejects(tarefas.save(comEstado('TASK_STATE_FAILED', { artifacts: [artefato] }), contexto));
-      assert.equal(posicaoNoDiario(contexto, 't'), 3);
+      assert.deepEqual([anotada.posicaoAntes, casos(anotada)], [2, []], 'history alone tells subscribers nothing');
+      // Refused: the Task, its step and its log stay as they were.
+      await assert.rejects(ciclo.cancelar(alvo), TaskNotCancelableError);
+      await assert.rejects(ciclo.abrir(alvo, mensagemAo('t', 'de novo'), pedido), RequestMalformedError);
+      const artefato: Desfecho = { estado: 'concluida', mensagem: 'pronto', artefato: { nome: 'reserva', dados: { sala: 'sala-fusca' } } };
+      const concluida = await ciclo.concluir(alvo, artefato, pedido);
+      assert.ok(concluida);
+      assert.deepEqual(casos(concluida), [
+        [3, 'artifactUpdate'],
+        [4, 'statusUpdate'],
+      ]);
+      await assert.rejects(
+        ciclo.receber(alvo, mensagemAo('t', 'mais?', { messageId: 'm3' }), () => assert.fail()),
+        UnsupportedOperationError,
+      );
       const lidos = (await diario.ler('t', ESCOPO_ANONIMO, 0, 10)).map(({ seq, evento }) => [seq, evento.payload?.$case]);
       assert.deepEqual(lidos, [
         [1, 'task'],
-        [2, 'artifactUpdate'],
-        [3, 'statusUpdate'],
+        [2, 'statusUpdate'],
+        [3, 'artifactUpdate'],
+        [4, 'statusUpdate'],
       ]);
-      const [trabalhando] = await diario.ler('t', ESCOPO_ANONIMO, 2, 1);
+      const [trabalhando] = await diario.ler('t', ESCOPO_ANONIMO, 1, 1);
       const estado = trabalhando?.evento.payload;
       assert.ok(estado?.$case === 'statusUpdate' && estado.value.status?.state === TaskState.TASK_STATE_WORKING);
+      const task = await armazenamento.tarefas.load('t', anonimo());
+      assert.deepEqual(
+        task?.history.map(({ messageId }) => messageId),
+        ['m-t', 'm2', task?.status?.message?.messageId],
+        'the refused message never entered history',
+      );
+      assert.equal(await pausas.ler('t'), undefined);
     });
   }
 
@@ -1248,14 +1340,14 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
     // A's append held open (no turn between them: a step whose turn's connection was lost goes on).
     let soltar = (): void => undefined;
     const segurada = new Promise<void>((resolver) => (soltar = resolver));
-    const deA = a.juntos(async (_tarefas, _pausas, diario) => {
+    const deA = a.juntos(async ({ diario }) => {
       await diario.ocupar('t');
       await diario.anotar('t', ESCOPO_ANONIMO, [estadoDe('t', 'TASK_STATE_WORKING')]);
       await segurada;
     });
     while ((await espia.query("select 1 from pg_locks where locktype = 'advisory' and granted")).rows.length === 0)
       await new Promise((resolver) => setImmediate(resolver));
-    const deB = new TarefasDaPonte(b.tarefas, b.juntos, b.campainha).save(comEstado('TASK_STATE_WORKING'), anonimo());
+    const deB = aberta(new Ciclo(b, LIMITES, 'agente-b'), 't');
     while ((await esperandoLock()) === 0) await new Promise((resolver) => setImmediate(resolver));
     soltar();
     await Promise.all([deA, deB]);
@@ -1265,6 +1357,7 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
       [
         [1, 'statusUpdate'],
         [2, 'task'],
+        [3, 'statusUpdate'],
       ],
     );
   });
@@ -1277,7 +1370,7 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
       abrirArmazenamento({ banco, maxTarefas: 10, aoPerderConexao: () => undefined, log: (linha) => linhas.push(linha) }),
     ]);
     abertos.push({ destroy: () => a.fechar() }, { destroy: () => b.fechar() });
-    const tarefasDeA = new TarefasDaPonte(a.tarefas, a.juntos, a.campainha);
+    const cicloDeA = new Ciclo(a, LIMITES, 'agente-a');
     const escuta = poolDeTeste({ connectionString: banco, max: 1 });
     abertos.push({ destroy: () => escuta.end() });
     const ouvintes = async () =>
@@ -1285,14 +1378,14 @@ describe('the event log written with the Task (TarefasDaPonte over each store)',
     // Both listeners up: each agent's connection shows in pg_stat_activity once it LISTENs.
     while ((await ouvintes()).length < 2) await new Promise((resolver) => setImmediate(resolver));
     const acordada = b.campainha.esperar('t').tocada;
-    await tarefasDeA.save(comEstado('TASK_STATE_WORKING'), anonimo());
+    const { alvo, pedido } = await aberta(cicloDeA, 't');
     await acordada;
     // Every listener's backend killed: B reconnects and wakes every subscriber to re-read what it may have missed.
     const depoisDaQueda = b.campainha.esperar('t').tocada;
     await escuta.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'agente-eventos'");
     await depoisDaQueda;
     const deVolta = b.campainha.esperar('t').tocada;
-    await tarefasDeA.save(comEstado('TASK_STATE_COMPLETED'), anonimo());
+    await cicloDeA.concluir(alvo, { estado: 'falhou', mensagem: 'x' }, pedido);
     await deVolta;
     assert.ok(
       linhas.some((linha) => /escuta de eventos perdida/.test(linha)),

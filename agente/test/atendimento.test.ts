@@ -1,80 +1,54 @@
 /**
- * What Atendimento adds to the SDK's request handler, against a scripted
- * executor: a stream runs to its end without its reader, a webhook or a
- * name past the limits is refused before anything starts, webhook secrets
- * are never read back, and a paused Task canceled by the SDK is told to
- * its webhooks.
+ * What Atendimento adds to the SDK's request handler, over the real
+ * lifecycle in memory and a scripted bridge: a stream runs to its end
+ * without its reader, a webhook or a name past the limits is refused before
+ * anything starts, webhook secrets are never read back, a paused Task
+ * canceled is told to its webhooks, and a subscription follows the log.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  AgentCard,
-  ListTasksRequest,
-  SendMessageRequest,
-  Task,
-  TaskState,
-  TaskPushNotificationConfig,
-  type StreamResponse,
-} from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import {
-  STATE_HEADERS_KEY,
-  ServerCallContext,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-  type User,
-} from '@a2a-js/sdk/server';
-import { TarefasDaPonte } from '../src/armazenamento/gravacao.js';
-import { TarefasEmMemoria } from '../src/armazenamento/tarefas.js';
+import { AgentCard, ListTasksRequest, SendMessageRequest, TaskState, TaskPushNotificationConfig, type StreamResponse } from '@a2a-js/sdk';
+import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { STATE_HEADERS_KEY, ServerCallContext, type User } from '@a2a-js/sdk/server';
+import { somenteLeitura } from '../src/armazenamento/tarefas.js';
 import { Atendimento } from '../src/a2a/atendimento.js';
 import { Acompanhamento } from '../src/a2a/acompanhamento.js';
-import { Campainha } from '../src/armazenamento/campainha.js';
-import { DiarioEmMemoria, MAXIMO_POR_TASK } from '../src/armazenamento/diario.js';
+import { Conducao } from '../src/a2a/conducao.js';
+import { MAXIMO_POR_TASK } from '../src/armazenamento/diario.js';
 import { agentCard } from '../src/a2a/card.js';
-import { Eventos } from '../src/a2a/eventos.js';
-import { ExclusaoLocal } from '../src/armazenamento/exclusao.js';
-import { PausasEmMemoria } from '../src/armazenamento/pausas.js';
-import { WebhooksEmMemoria } from '../src/push/webhooks.js';
+import type { Ponte } from '../src/ponte/ponte.js';
+import type { Desfecho } from '../src/ponte/tipos.js';
+import { ESCOPO_ANONIMO } from '../src/armazenamento/escopo.js';
+import { aberta, adiado, ateOEstado, mensagemAo, naMemoria, pausada } from './apoio.js';
 
-/** Publishes the new Task and WORKING, then waits for `liberar` before it completes. */
-class ExecutorRoteirizado implements AgentExecutor {
-  private soltar = (): void => undefined;
-  private readonly liberado = new Promise<void>((resolver) => (this.soltar = resolver));
+const CONCLUIDA: Desfecho = { estado: 'concluida', mensagem: 'pronto', artefato: { nome: 'salas', dados: { salas: [] } } };
 
-  liberar(): void {
-    this.soltar();
-  }
-
-  async execute(contexto: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const eventos = new Eventos(contexto.taskId, contexto.contextId);
-    bus.publish(eventos.tarefaNova(contexto.userMessage));
-    bus.publish(eventos.estado(TaskState.TASK_STATE_WORKING));
-    await this.liberado;
-    bus.publish(eventos.estado(TaskState.TASK_STATE_COMPLETED, 'pronto'));
-    bus.finished();
-  }
-
-  cancelTask(): Promise<void> {
-    return Promise.resolve();
-  }
+/** A bridge whose new Tasks complete once `liberar` is called; answers are not expected here. */
+function ponteRoteirizada() {
+  const { promessa: liberado, resolver: liberar } = adiado();
+  const ponte: Pick<Ponte, 'atender' | 'responder' | 'escolher' | 'cancelar'> = {
+    atender: () => liberado.then(() => CONCLUIDA),
+    responder: () => Promise.reject(new Error('ponte.responder is not expected in this test')),
+    escolher: () => assert.fail('ponte.escolher is not expected in this test'),
+    cancelar: () => false,
+  };
+  return { ponte, liberar };
 }
 
 function montar() {
-  const memoria = new TarefasEmMemoria(100);
-  const diario = new DiarioEmMemoria();
-  const campainha = new Campainha();
-  const tarefas = new TarefasDaPonte(memoria, (escrita) => escrita(memoria, new PausasEmMemoria(), diario), campainha);
-  const executor = new ExecutorRoteirizado();
+  // What the webhooks are told: by the lifecycle after each commit, and by the SDK if it ever sent any itself.
   const avisados: StreamResponse[] = [];
-  const configs = new WebhooksEmMemoria();
+  const memoria = naMemoria({ avisos: { enviar: (_taskId, respostas) => avisados.push(...respostas) } });
+  const { ciclo, exclusao, varredura, webhooks: configs, diario, campainha } = memoria;
+  const { ponte, liberar } = ponteRoteirizada();
   const linhas: string[] = [];
+  const { promessa: logou, resolver: aoLogar } = adiado();
   const atendimento = new Atendimento(
     AgentCard.fromJSON(agentCard(new URL('http://agente.test/'))),
-    tarefas,
-    executor,
-    new ExclusaoLocal(),
-    { ler: () => Promise.resolve(undefined) },
+    somenteLeitura(memoria.tarefas),
+    new Conducao(ciclo, ponte, exclusao, varredura),
+    ciclo,
+    exclusao,
     {
       configs,
       avisos: {
@@ -86,28 +60,51 @@ function montar() {
       hosts: new Set(['127.0.0.1']),
     },
     new Acompanhamento(diario, campainha, 60_000),
-    (linha) => linhas.push(linha),
+    (linha) => {
+      linhas.push(linha);
+      aoLogar();
+    },
   );
-  return { tarefas, executor, avisados, configs, atendimento, linhas };
+  return { ...memoria, liberar, avisados, configs, atendimento, linhas, logou };
 }
 
 const contexto = () => new ServerCallContext({ requestedVersion: '1.0' });
+/** A status event as its state's name; any other as what it is (task, artifactUpdate). */
+const nome = (evento: StreamResponse): string =>
+  (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : evento.payload?.$case) ?? '?';
 const pedido = (campos: object = {}) =>
   SendMessageRequest.fromJSON({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'listar salas' }] }, ...campos });
 
 describe('Atendimento', () => {
   it('a stream whose reader gives up after the first event still runs to the end: the outcome is stored', async () => {
-    const { tarefas, executor, atendimento } = montar();
+    const { tarefas, campainha, diario, liberar, atendimento } = montar();
     const fluxo = atendimento.sendMessageStream(pedido(), contexto());
     const primeiro = await fluxo.next();
     assert.ok(!primeiro.done && primeiro.value.payload?.$case === 'task');
     const taskId = primeiro.value.payload.value.id;
     // What a transport does when its client leaves: it stops reading.
     await fluxo.return(undefined);
-    const gravado = tarefas.gravado(taskId, TaskState.TASK_STATE_COMPLETED);
-    executor.liberar();
-    await gravado;
-    assert.equal((await tarefas.load(taskId, contexto()))?.status?.state, TaskState.TASK_STATE_COMPLETED);
+    liberar();
+    await ateOEstado(campainha, tarefas, taskId, TaskState.TASK_STATE_COMPLETED, contexto());
+    assert.deepEqual(
+      (await diario.ler(taskId, ESCOPO_ANONIMO, 0, 10)).map(({ evento }) => nome(evento)),
+      ['task', 'TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED'],
+      'every event recorded, read or not',
+    );
+  });
+
+  it('returnImmediately answers with the new Task as first stored (SUBMITTED), its step going on; a blocking send, once the step is done', async () => {
+    const { tarefas, campainha, liberar, atendimento } = montar();
+    const imediata = await atendimento.sendMessage(pedido({ configuration: { returnImmediately: true } }), contexto());
+    assert.ok('status' in imediata, 'a Task');
+    assert.equal(imediata.status?.state, TaskState.TASK_STATE_SUBMITTED);
+    assert.equal((await tarefas.load(imediata.id, contexto()))?.status?.state, TaskState.TASK_STATE_WORKING, 'its call is being made');
+    const bloqueante = atendimento.sendMessage(pedido(), contexto());
+    liberar();
+    await ateOEstado(campainha, tarefas, imediata.id, TaskState.TASK_STATE_COMPLETED, contexto());
+    const concluida = await bloqueante;
+    assert.ok('status' in concluida, 'a Task');
+    assert.equal(concluida.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
   it('refuses, before anything runs, a message missing what A2A requires, a webhook on a host not allowed and names too long for the database', async () => {
@@ -167,8 +164,8 @@ describe('Atendimento', () => {
   });
 
   it('a Task takes at most 10 webhooks; replacing one of them is still allowed', async () => {
-    const { atendimento, tarefas } = montar();
-    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
+    const { atendimento, ciclo } = montar();
+    await pausada(ciclo, 't');
     const config = (id: string) => TaskPushNotificationConfig.fromJSON({ taskId: 't', id, url: 'http://127.0.0.1/hook' });
     for (let i = 0; i < 10; i++) await atendimento.createTaskPushNotificationConfig(config(`w${String(i)}`), contexto());
     await atendimento.createTaskPushNotificationConfig(config('w3'), contexto());
@@ -183,8 +180,8 @@ describe('Atendimento', () => {
   });
 
   it('reads a webhook back without its token or credentials, and still delivers with them', async () => {
-    const { atendimento, tarefas, configs } = montar();
-    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
+    const { atendimento, ciclo, configs } = montar();
+    await pausada(ciclo, 't');
     const com = TaskPushNotificationConfig.fromJSON({
       taskId: 't',
       id: 'w',
@@ -211,24 +208,26 @@ describe('Atendimento', () => {
   });
 
   it('a stream whose reader left and whose producer then fails says so in the log', async () => {
-    const { atendimento, tarefas, executor, linhas } = montar();
+    const { atendimento, tarefas, liberar, linhas, logou } = montar();
     const fluxo = atendimento.sendMessageStream(pedido(), contexto());
     await fluxo.next();
     await fluxo.return(undefined);
     tarefas.save = () => Promise.reject(new Error('banco caiu'));
-    executor.liberar();
-    await new Promise<void>((resolver) => {
-      const esperar = () => (linhas.length > 0 ? resolver() : setImmediate(esperar));
-      esperar();
-    });
-    assert.deepEqual(linhas, ['stream sem leitor falhou: banco caiu']);
+    liberar();
+    await logou;
+    assert.deepEqual(linhas, ['stream sem leitor falhou: Banco de Tasks indisponivel: tente de novo em instantes']);
   });
 
   it('a paused Task canceled is told to its webhooks once, and a second cancel tells nothing', async () => {
-    const { atendimento, tarefas, avisados } = montar();
-    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } }), contexto());
-    await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
-    await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
+    const { atendimento, ciclo, pausas, avisados } = montar();
+    await pausada(ciclo, 't');
+    const webhook = TaskPushNotificationConfig.fromJSON({ taskId: 't', id: 'w', url: 'http://127.0.0.1/hook' });
+    await atendimento.createTaskPushNotificationConfig(webhook, contexto());
+    const cancelada = await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
+    const deNovo = await atendimento.cancelTask({ id: 't', tenant: '', metadata: {} }, contexto());
+    assert.equal(cancelada.status?.state, TaskState.TASK_STATE_CANCELED);
+    assert.deepEqual(deNovo, cancelada, 'a Task already CANCELED is answered as it is');
+    assert.equal(await pausas.ler('t'), undefined, 'its pause gone with it');
     assert.deepEqual(
       avisados.map((aviso) =>
         aviso.payload?.$case === 'statusUpdate' ? [aviso.payload.value.taskId, TaskState[aviso.payload.value.status?.state ?? 0]] : [],
@@ -237,50 +236,59 @@ describe('Atendimento', () => {
     );
   });
 
+  it("a cancel while a new Task's call runs waits for its turn, then finds it finished: not cancelable", async () => {
+    const { atendimento, liberar } = montar();
+    const fluxo = atendimento.sendMessageStream(pedido(), contexto());
+    const primeiro = await fluxo.next();
+    assert.ok(!primeiro.done && primeiro.value.payload?.$case === 'task');
+    const cancelamento = atendimento.cancelTask({ id: primeiro.value.payload.value.id, tenant: '', metadata: {} }, contexto());
+    liberar();
+    // Refused as finished, not as running: it was heard only once the step's outcome was stored.
+    await assert.rejects(cancelamento, (erro) => erro instanceof TaskNotCancelableError && /^Task not cancelable: /.test(erro.message));
+    const resto: string[] = [];
+    for await (const evento of fluxo) resto.push(nome(evento));
+    assert.deepEqual(resto, ['TASK_STATE_WORKING', 'artifactUpdate', 'TASK_STATE_COMPLETED']);
+  });
+
   it('SubscribeToTask with a Last-Event-ID older than the Task keeps: the Task as it is, then its events; never to another identity', async () => {
-    const { atendimento, tarefas } = montar();
-    const estadoEm = (estado: string, segundo: number) =>
-      Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: new Date(segundo * 1000).toISOString() } });
-    for (let segundo = 0; segundo <= MAXIMO_POR_TASK + 5; segundo++)
-      await tarefas.save(estadoEm('TASK_STATE_WORKING', segundo), contexto());
+    const { atendimento, ciclo } = montar();
+    // Events 1 and 2 (the Task, WORKING), then WORKING with a message until the first ones are no longer kept.
+    const { alvo, pedido: passo } = await aberta(ciclo, 't');
+    for (let i = 1; i <= MAXIMO_POR_TASK + 4; i++) await ciclo.progredir(alvo, `Progresso ${String(i)}.`);
     const comUltimo = (valor: string, user?: User) =>
       new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { 'last-event-id': valor }]]), ...(user ? { user } : {}) });
     const assinatura = atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo('1'));
     const retrato = await assinatura.next();
     assert.ok(!retrato.done && retrato.value.payload?.$case === 'task', 'event 1 was dropped: the whole Task instead');
-    await tarefas.save(estadoEm('TASK_STATE_COMPLETED', 999), contexto());
-    const resto: StreamResponse[] = [];
-    for await (const evento of assinatura) resto.push(evento);
-    assert.deepEqual(
-      resto.map((evento) => (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : '?')),
-      ['TASK_STATE_COMPLETED'],
-    );
+    await ciclo.concluir(alvo, CONCLUIDA, passo);
+    const resto: string[] = [];
+    for await (const evento of assinatura) resto.push(nome(evento));
+    assert.deepEqual(resto, ['artifactUpdate', 'TASK_STATE_COMPLETED']);
     const outra: User = { isAuthenticated: true, userName: 'outra' };
     await assert.rejects(atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo('107', outra)).next(), TaskNotFoundError);
   });
 
   it('a Last-Event-ID replay goes past a pause answered since, to the Task as it is now, and ends only where it stops', async () => {
-    const { atendimento, tarefas } = montar();
-    const estados = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING'];
-    for (const [segundo, estado] of estados.entries())
-      await tarefas.save(
-        Task.fromJSON({ id: 't', contextId: 'c', status: { state: estado, timestamp: new Date(segundo * 1000).toISOString() } }),
-        contexto(),
-      );
+    const { atendimento, ciclo } = montar();
+    // The Task, WORKING, INPUT_REQUIRED, then the answer claimed with WORKING.
+    const { alvo } = await pausada(ciclo, 't');
+    const escolha = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
+    const { resposta } = await ciclo.receber(alvo, mensagemAo('t', 'escolha=sala-fusca', { messageId: 'm2' }), () => ({
+      respostas: escolha,
+    }));
+    assert.ok(resposta, 'the answer was claimed');
     const comUltimo = new ServerCallContext({ state: new Map([[STATE_HEADERS_KEY, { 'last-event-id': '1' }]]) });
     const assinatura = atendimento.resubscribe({ id: 't', tenant: '' }, comUltimo);
     const lidos: string[] = [];
-    const nome = (evento: StreamResponse): string =>
-      (evento.payload?.$case === 'statusUpdate' ? TaskState[evento.payload.value.status?.state ?? 0] : evento.payload?.$case) ?? '?';
     for (let i = 0; i < 3; i++) {
       const lido = await assinatura.next();
       assert.ok(!lido.done);
       lidos.push(nome(lido.value));
     }
     assert.deepEqual(lidos, ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING']);
-    await tarefas.save(Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }), contexto());
+    await ciclo.concluir(alvo, CONCLUIDA, resposta.pausa, { respostas: resposta.respostas });
     const resto: string[] = [];
     for await (const evento of assinatura) resto.push(nome(evento));
-    assert.deepEqual(resto, ['TASK_STATE_COMPLETED']);
+    assert.deepEqual(resto, ['artifactUpdate', 'TASK_STATE_COMPLETED']);
   });
 });

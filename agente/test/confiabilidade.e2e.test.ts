@@ -15,7 +15,7 @@ import { chamar, estruturado } from '../../test/apoio/mcp.js';
 import { ambosOsProcessos, iniciarAgente, iniciarServidorMcp, linhasAte } from '../../test/apoio/processos.js';
 import { intermediario } from '../../test/apoio/intermediario.js';
 import { MENSAGEM_FORA_DO_FORMATO } from '../src/salas/intencao.js';
-import { mensagemDeExcesso } from '../src/a2a/passos.js';
+import { mensagemDeExcesso } from '../src/ciclo/varredura.js';
 import { iniciarPostgres } from '../../scripts/postgres.js';
 
 const dia = (n: number) => `2027-03-${String(n).padStart(2, '0')}`;

@@ -162,6 +162,8 @@ export class Ciclo {
       if (aberto?.reivindicacao?.por !== this.por) throw passoOcupado(alvo.taskId);
       const depois = this.depoisDo(alvo.taskId, desfecho, passo, respostas);
       if (foraDoPedido && (!task || terminal(task))) return { passo: (pausas) => pausas.apagar(alvo.taskId) };
+      // A sweep's replay of a step whose Task waits (a pause claimed with no answer, written before answers were kept): the step alone.
+      if (foraDoPedido && !permitida('concluir', task?.status?.state, estadoDo(desfecho))) return { passo: depois };
       return {
         fato: 'concluir',
         eventos: (eventos) => eventosDo(desfecho, eventos),
@@ -300,7 +302,8 @@ export class Ciclo {
     decidir: (atual: { task?: Task; aberto?: Aberto }) => Decisao,
   ): Promise<(Transicao & { pausadas?: number }) | undefined> {
     const { taskId, contexto } = alvo;
-    let feita: (Transicao & { pausadas?: number; configs: TaskPushNotificationConfig[]; avisar: boolean; comMensagem: boolean }) | undefined;
+    let feita:
+      (Transicao & { pausadas?: number; configs: TaskPushNotificationConfig[]; avisar: boolean; comMensagem: boolean }) | undefined;
     await noBanco(
       this.armazenamento.juntos(async ({ tarefas, pausas, diario, webhooks }) => {
         await diario.ocupar(taskId);

@@ -45,6 +45,8 @@ interface Linha {
   readonly de: readonly (TaskState | undefined)[];
   /** The states it may leave the Task in. */
   readonly para: readonly TaskState[];
+  /** The Task keeps the state it had. */
+  readonly mantem?: true;
 }
 
 export const TABELA: Readonly<Record<Fato, Linha>> = {
@@ -53,14 +55,16 @@ export const TABELA: Readonly<Record<Fato, Linha>> = {
   concluir: { de: [TASK_STATE_WORKING], para: DESFECHOS },
   responder: { de: [...ESPERANDO], para: [TASK_STATE_WORKING] },
   decidir: { de: [...ESPERANDO], para: [...ESPERANDO, ...TERMINAIS] },
-  anotar: { de: [TASK_STATE_SUBMITTED, TASK_STATE_WORKING], para: [TASK_STATE_SUBMITTED, TASK_STATE_WORKING] },
+  anotar: { de: [TASK_STATE_SUBMITTED, TASK_STATE_WORKING], para: [TASK_STATE_SUBMITTED, TASK_STATE_WORKING], mantem: true },
   cancelar: { de: [TASK_STATE_SUBMITTED, TASK_STATE_WORKING, ...ESPERANDO], para: [TASK_STATE_CANCELED] },
   descartar: { de: [...ESPERANDO], para: [TASK_STATE_FAILED] },
 };
 
 /** Whether the table lets `fato` move a Task from `de` to `para`. */
-export const permitida = (fato: Fato, de: TaskState | undefined, para: TaskState | undefined): boolean =>
-  TABELA[fato].de.includes(de) && para !== undefined && TABELA[fato].para.includes(para);
+export function permitida(fato: Fato, de: TaskState | undefined, para: TaskState | undefined): boolean {
+  const { de: origens, para: destinos, mantem } = TABELA[fato];
+  return origens.includes(de) && para !== undefined && destinos.includes(para) && (!mantem || para === de);
+}
 
 const ESTADO_DO_DESFECHO = {
   pausada: TASK_STATE_INPUT_REQUIRED,
