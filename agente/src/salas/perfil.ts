@@ -20,8 +20,7 @@ import {
 } from 'compartilhado/contrato';
 import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
-import { credenciaisRecusadas, type ClienteMcp } from '../mcp/cliente.js';
-import { textoDe } from '../ponte/generico.js';
+import { mensagemDeCredenciais, type ClienteMcp } from '../mcp/cliente.js';
 import { apresentar, campoDeEscolha, inputRequests, linhaDeAlternativas, lerRespostas } from '../ponte/perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from '../ponte/perfil.js';
 import type { Chamada, Desfecho, Pausa } from '../ponte/tipos.js';
@@ -130,11 +129,11 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
       return politica;
     },
     concluir(chamada: Chamada, resultado, politica) {
-      if (resultado.isError) return { estado: 'falhou', mensagem: textoDe(resultado) || 'A ferramenta falhou sem mensagem.' };
       if (chamada.ferramenta === FERRAMENTAS.listar) return listadas(resultado);
       if (chamada.ferramenta === FERRAMENTAS.consultar) return consultada(chamada.argumentos as Consulta, resultado);
       return reservada(resultado, String(politica));
     },
+    falhaSemTexto: () => 'A ferramenta falhou sem mensagem.',
     /** The room question as the course shows it: the line of options alone; the question as the server wrote it in the data part. */
     apresentar(perguntas, erro) {
       const alternativas = escolhaDeSala(perguntas);
@@ -163,7 +162,7 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
     // As in the course: a running call is never cut short (a booking would outlive a CANCELED Task), and no progress is asked.
     cancelavel: () => false,
     progresso: false,
-    credenciaisRecusadas: (erro) => credenciaisRecusadas(erro, mcp.url),
+    credenciaisRecusadas: () => mensagemDeCredenciais(mcp.url),
     palavras: {
       efeito: 'a reserva pode ter sido feita',
       repeticao: 'que o servidor nao executa duas vezes',
