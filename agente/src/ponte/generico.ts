@@ -123,7 +123,7 @@ export function perfilGenerico(skills: Skills): Perfil {
       return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
     },
     conexao: (chamada) => (chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor)),
-    antes: () => Promise.resolve(undefined),
+    preparar: () => Promise.resolve(undefined),
     concluir: (chamada, resultado) => concluirGenerico(chamada, resultado),
     falhaSemTexto: (chamada) => `${chamada.skill} falhou sem mensagem.`,
     apresentar,

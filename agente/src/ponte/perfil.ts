@@ -20,12 +20,12 @@ export interface Perfil {
   /** A question this profile will not relay, with what to tell the client; absent or undefined relays it. */
   perguntaRecusada?(chamada: Chamada, perguntas: Pausa['perguntas']): string | undefined;
   /**
-   * Before each call: what `concluir` will need (the room policy's version),
-   * or a RecusaAntesDaChamada.
+   * Before each call: what `concluir` will need (its preparo: the room
+   * policy's version), or a RecusaAntesDaChamada.
    */
-  antes(chamada: Chamada, traceparent: string): Promise<unknown>;
+  preparar(chamada: Chamada, traceparent: string): Promise<unknown>;
   /** Steps 4 and 6: a final result the tool did not mark isError, as the Task's outcome. */
-  concluir(chamada: Chamada, resultado: CallToolResult, antes: unknown): Desfecho;
+  concluir(chamada: Chamada, resultado: CallToolResult, preparo: unknown): Desfecho;
   /** What a result the tool marked isError, with no text of its own, tells the client. */
   falhaSemTexto(chamada: Chamada): string;
   /** A paused Task's text line(s) and data part; `erro`: why the last answer was not taken. */

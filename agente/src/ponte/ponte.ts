@@ -67,7 +67,8 @@ interface Rodada {
   readonly conexao: ConexaoMcp;
   readonly origem: { readonly trace: Trace; readonly dono?: Dono };
   readonly rodada: number;
-  readonly antes: unknown;
+  /** What the profile's preparation read for `concluir` (the room policy's version). */
+  readonly preparo: unknown;
   /** The step's outcome for a failure, as its row in falhas.ts's table says. */
   readonly falhar: (falha: Falha) => Desfecho;
 }
@@ -92,8 +93,8 @@ export class Ponte {
     const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(chamada, conexao));
     return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
       // Read before the call: an effect the server had is never turned into a failure by a read after it.
-      const antes = await this.perfil.antes(chamada, traceparentFilho(pedido.trace));
-      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, antes, falhar };
+      const preparo = await this.perfil.preparar(chamada, traceparentFilho(pedido.trace));
+      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, preparo, falhar };
       return this.traduzir(rodada, await naChamada(() => this.ouvir(rodada, comSinal)));
     });
   }
@@ -165,8 +166,8 @@ export class Ponte {
         comEstado: pausa.requestState !== undefined,
       });
     return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
-      const antes = await this.perfil.antes(chamada, traceparentFilho(trace));
-      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, antes, falhar };
+      const preparo = await this.perfil.preparar(chamada, traceparentFilho(trace));
+      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, preparo, falhar };
       if (viva) {
         // A session's questions reach the Task one at a time (ChamadaViva queues them), and only elicitations pause it.
         const [chave = ''] = Object.keys(pausa.perguntas);
@@ -218,7 +219,7 @@ export class Ponte {
     const { resultado } = ouvido;
     if (isInputRequiredResult(resultado)) return this.pausar(rodada, questoesDe(resultado), { requestState: resultado.requestState });
     if (resultado.isError) return rodada.falhar(falhaDoResultado(resultado, this.perfil.falhaSemTexto(rodada.chamada)));
-    return this.perfil.concluir(rodada.chamada, resultado, rodada.antes);
+    return this.perfil.concluir(rodada.chamada, resultado, rodada.preparo);
   }
 
   /** Steps 3-4: the question to keep, and the pause the client sees. */

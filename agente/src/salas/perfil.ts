@@ -119,7 +119,7 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
     perguntaRecusada: (chamada, perguntas) =>
       chamada.ferramenta === FERRAMENTAS.reservar && escolhaDeSala(perguntas) ? undefined : PERGUNTA_DESCONHECIDA,
     /** Discovery (the tool list is the server's, not ours), and for a booking the policy version, both cached while ttlMs allows. */
-    async antes(chamada, traceparent) {
+    async preparar(chamada, traceparent) {
       const politica =
         chamada.ferramenta === FERRAMENTAS.reservar ? versaoDaPolitica(await mcp.lerTexto(URI_DA_POLITICA, traceparent)) : '';
       if (politica === undefined) throw new RecusaAntesDaChamada(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
