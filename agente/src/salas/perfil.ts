@@ -24,7 +24,7 @@ import { mensagemDeCredenciais, type ClienteMcp } from '../mcp/cliente.js';
 import { apresentar, campoDeEscolha, inputRequests, linhaDeAlternativas, lerRespostas } from '../ponte/perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from '../ponte/perfil.js';
 import type { Chamada, Desfecho, Pausa } from '../ponte/tipos.js';
-import { lerEscolha, lerPedido, SKILLS, type Consulta } from './intencao.js';
+import { lerEscolha, lerIntencao, SKILLS, type Consulta } from './intencao.js';
 
 /** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
 export type ReservaFeita = PedidoDeReserva & { readonly reserva: string; readonly politica: string };
@@ -101,17 +101,17 @@ const escolhaDeSala = (perguntas: Pausa['perguntas']) => {
 export function perfilDeSalas(mcp: ClienteMcp): Perfil {
   return {
     ler(entrada, taskId) {
-      const pedido = lerPedido(entrada);
-      if ('erro' in pedido) return pedido;
-      const ferramenta = FERRAMENTA_DA_SKILL[pedido.skill];
-      switch (pedido.skill) {
+      const intencao = lerIntencao(entrada);
+      if ('erro' in intencao) return intencao;
+      const ferramenta = FERRAMENTA_DA_SKILL[intencao.skill];
+      switch (intencao.skill) {
         case SKILLS.listar:
-          return { skill: pedido.skill, ferramenta, argumentos: {} };
+          return { skill: intencao.skill, ferramenta, argumentos: {} };
         case SKILLS.consultar:
-          return { skill: pedido.skill, ferramenta, argumentos: { ...pedido.consulta } };
+          return { skill: intencao.skill, ferramenta, argumentos: { ...intencao.consulta } };
         case SKILLS.reservar:
           // The Task id is the booking's idempotency key: a replay of this call returns the booking the first run made.
-          return { skill: pedido.skill, ferramenta, argumentos: { ...pedido.reserva }, meta: { [META_IDEMPOTENCIA]: taskId } };
+          return { skill: intencao.skill, ferramenta, argumentos: { ...intencao.reserva }, meta: { [META_IDEMPOTENCIA]: taskId } };
       }
     },
     conexao: () => mcp,
