@@ -22,7 +22,7 @@ export type Falha =
    * may be tried again; the Task's state is the only thing at stake.
    *  - `antes-da-chamada`: the profile's own check before sending (RecusaAntesDaChamada);
    *  - `credenciais`: the server refused the agent's credentials (HTTP 401);
-   *  - `indisponivel`: the server could not be reached or refused the request at the HTTP level;
+   *  - `indisponivel`: an SDK or transport failure: the server not reached, an HTTP refusal, a read that timed out;
    *  - `inesperada`: anything else, a read's failure or a bug.
    */
   | {
