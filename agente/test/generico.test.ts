@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SdkErrorCode, SdkHttpError, UnauthorizedError, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { ConexaoMcp } from '../src/mcp/conexao.js';
 import { MAXIMO_DE_COMPILADOS, problemaNoEsquema } from '../src/ponte/esquemas.js';
+import { falhaDoResultado } from '../src/ponte/falhas.js';
 import { concluirGenerico, efeitoDe, mensagemForaDoFormato, perfilGenerico, type Skills } from '../src/ponte/generico.js';
 import type { Chamada, Entrada } from '../src/ponte/tipos.js';
 
@@ -167,18 +168,11 @@ describe('perfilGenerico: a request as a tool call', () => {
     assert.equal(perfil.efeito(chamada('sumiu', {})), 'unico');
   });
 
-  it("the server's refusal of the agent's credentials (401) is said with the server's name; other errors are not", () => {
-    const esperado = 'O servidor MCP calc recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.';
-    assert.equal(perfil.credenciaisRecusadas(new UnauthorizedError('no'), conexao), esperado);
+  it("the server's refusal of the agent's credentials (401, told apart in falhas.ts) is said with the server's name", () => {
     assert.equal(
-      perfil.credenciaisRecusadas(new SdkHttpError(SdkErrorCode.ClientHttpAuthentication, '401', { status: 401 }), conexao),
-      esperado,
+      perfil.credenciaisRecusadas(conexao),
+      'O servidor MCP calc recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.',
     );
-    assert.equal(
-      perfil.credenciaisRecusadas(new SdkHttpError(SdkErrorCode.ClientHttpForbidden, '403', { status: 403 }), conexao),
-      undefined,
-    );
-    assert.equal(perfil.credenciaisRecusadas(new Error('401'), conexao), undefined);
   });
 });
 
@@ -291,22 +285,26 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
   });
 
   it("isError: the Task fails with the tool's text, or says the tool gave none", () => {
+    // An isError result is the server's answer, which falhas.ts's table turns into FAILED with this message.
+    const falhou = (resultado: CallToolResult) => falhaDoResultado(resultado, perfil.falhaSemTexto(ECO));
     assert.deepEqual(
-      concluir({
+      falhou({
         content: [
           { type: 'text', text: 'divisao por zero' },
           { type: 'text', text: 'em b' },
         ],
         isError: true,
       }),
-      { estado: 'falhou', mensagem: 'divisao por zero\nem b' },
+      { tipo: 'resposta', caso: 'isError', mensagem: 'divisao por zero\nem b' },
     );
-    assert.deepEqual(concluir({ content: [{ type: 'image', data: 'AA==', mimeType: 'image/gif' }], isError: true }), {
-      estado: 'falhou',
+    assert.deepEqual(falhou({ content: [{ type: 'image', data: 'AA==', mimeType: 'image/gif' }], isError: true }), {
+      tipo: 'resposta',
+      caso: 'isError',
       mensagem: 'eco falhou sem mensagem.',
     });
-    assert.deepEqual(concluir({ content: [], structuredContent: { erro: 'x' }, isError: true }), {
-      estado: 'falhou',
+    assert.deepEqual(falhou({ content: [], structuredContent: { erro: 'x' }, isError: true }), {
+      tipo: 'resposta',
+      caso: 'isError',
       mensagem: 'eco falhou sem mensagem.',
     });
   });

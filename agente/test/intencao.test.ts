@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FORMATOS, lerEscolha, lerPedido, MENSAGEM_ESCOLHA_FORA_DO_FORMATO, MENSAGEM_FORA_DO_FORMATO } from '../src/salas/intencao.js';
+import { FORMATOS, lerEscolha, lerIntencao, MENSAGEM_ESCOLHA_FORA_DO_FORMATO, MENSAGEM_FORA_DO_FORMATO } from '../src/salas/intencao.js';
 import type { Entrada } from '../src/ponte/tipos.js';
 import { lerTraceparent, novoTrace, traceparentFilho } from '../src/ponte/trace.js';
 
 const texto = (valor: string): Entrada => ({ texto: valor });
 const dados = (valor: unknown): Entrada => ({ texto: '', dados: valor });
 
-describe('lerPedido, text', () => {
+describe('lerIntencao, text', () => {
   it('reads the booking format; responsavel takes the rest of the line', () => {
     assert.deepEqual(
-      lerPedido(texto('reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty McFly')),
+      lerIntencao(
+        texto('reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Marty McFly'),
+      ),
       {
         skill: 'reservar-sala',
         reserva: {
@@ -21,14 +23,14 @@ describe('lerPedido, text', () => {
         },
       },
     );
-    assert.deepEqual(lerPedido(texto('  reservar sala=a inicio=b fim=c responsavel=Doc  ')), {
+    assert.deepEqual(lerIntencao(texto('  reservar sala=a inicio=b fim=c responsavel=Doc  ')), {
       skill: 'reservar-sala',
       reserva: { sala: 'a', inicio: 'b', fim: 'c', responsavel: 'Doc' },
     });
   });
   it('reads the two queries', () => {
-    assert.deepEqual(lerPedido(texto(' listar salas ')), { skill: 'listar-salas' });
-    assert.deepEqual(lerPedido(texto('consultar sala=sala-fusca inicio=a fim=b')), {
+    assert.deepEqual(lerIntencao(texto(' listar salas ')), { skill: 'listar-salas' });
+    assert.deepEqual(lerIntencao(texto('consultar sala=sala-fusca inicio=a fim=b')), {
       skill: 'consultar-disponibilidade',
       consulta: { sala: 'sala-fusca', inicio: 'a', fim: 'b' },
     });
@@ -49,25 +51,25 @@ describe('lerPedido, text', () => {
       'consultar sala=a inicio=b fim=c responsavel=x',
       'escolha=sala-fusca',
     ]) {
-      assert.deepEqual(lerPedido(texto(valor)), { erro: MENSAGEM_FORA_DO_FORMATO }, JSON.stringify(valor));
+      assert.deepEqual(lerIntencao(texto(valor)), { erro: MENSAGEM_FORA_DO_FORMATO }, JSON.stringify(valor));
     }
     for (const formato of Object.values(FORMATOS)) assert.ok(MENSAGEM_FORA_DO_FORMATO.includes(formato), formato);
   });
 });
 
-describe('lerPedido, data part', () => {
+describe('lerIntencao, data part', () => {
   it('reads the same three requests as objects; a booking may leave out its skill', () => {
     const reserva = { sala: 'sala-garagem', inicio: 'a', fim: 'b', responsavel: 'Marty McFly' };
-    assert.deepEqual(lerPedido(dados(reserva)), { skill: 'reservar-sala', reserva });
-    assert.deepEqual(lerPedido(dados({ skill: 'reservar-sala', ...reserva })), { skill: 'reservar-sala', reserva });
-    assert.deepEqual(lerPedido(dados({ skill: 'listar-salas' })), { skill: 'listar-salas' });
-    assert.deepEqual(lerPedido(dados({ skill: 'consultar-disponibilidade', sala: 's', inicio: 'a', fim: 'b' })), {
+    assert.deepEqual(lerIntencao(dados(reserva)), { skill: 'reservar-sala', reserva });
+    assert.deepEqual(lerIntencao(dados({ skill: 'reservar-sala', ...reserva })), { skill: 'reservar-sala', reserva });
+    assert.deepEqual(lerIntencao(dados({ skill: 'listar-salas' })), { skill: 'listar-salas' });
+    assert.deepEqual(lerIntencao(dados({ skill: 'consultar-disponibilidade', sala: 's', inicio: 'a', fim: 'b' })), {
       skill: 'consultar-disponibilidade',
       consulta: { sala: 's', inicio: 'a', fim: 'b' },
     });
   });
   it('wins over the text of the same message', () => {
-    assert.deepEqual(lerPedido({ texto: 'oi', dados: { skill: 'listar-salas' } }), { skill: 'listar-salas' });
+    assert.deepEqual(lerIntencao({ texto: 'oi', dados: { skill: 'listar-salas' } }), { skill: 'listar-salas' });
   });
   it('names every missing, bad or unknown field', () => {
     const casos: [unknown, string][] = [
@@ -86,7 +88,7 @@ describe('lerPedido, data part', () => {
       ['reservar', 'Pedido em dados: esperado um objeto JSON.'],
       [null, 'Pedido em dados: esperado um objeto JSON.'],
     ];
-    for (const [valor, erro] of casos) assert.deepEqual(lerPedido(dados(valor)), { erro }, JSON.stringify(valor));
+    for (const [valor, erro] of casos) assert.deepEqual(lerIntencao(dados(valor)), { erro }, JSON.stringify(valor));
   });
 });
 
@@ -141,7 +143,7 @@ describe('parsers never throw', () => {
     const { default: fc } = await import('fast-check');
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (valor) => {
-        lerPedido(texto(valor));
+        lerIntencao(texto(valor));
         lerEscolha(texto(valor));
         lerTraceparent(valor);
       }),
@@ -149,7 +151,7 @@ describe('parsers never throw', () => {
     );
     fc.assert(
       fc.property(fc.jsonValue(), (valor) => {
-        lerPedido(dados(valor));
+        lerIntencao(dados(valor));
         lerEscolha(dados(valor));
       }),
       { numRuns: 3000 },
@@ -157,7 +159,7 @@ describe('parsers never throw', () => {
     const semEspaco = fc.stringMatching(/^[^\s]{1,20}$/);
     fc.assert(
       fc.property(semEspaco, semEspaco, semEspaco, fc.stringMatching(/^\S[^\r\n]{0,30}\S$/), (sala, inicio, fim, responsavel) => {
-        assert.deepEqual(lerPedido(texto(`reservar sala=${sala} inicio=${inicio} fim=${fim} responsavel=${responsavel}`)), {
+        assert.deepEqual(lerIntencao(texto(`reservar sala=${sala} inicio=${inicio} fim=${fim} responsavel=${responsavel}`)), {
           skill: 'reservar-sala',
           reserva: { sala, inicio, fim, responsavel },
         });

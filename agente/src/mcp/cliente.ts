@@ -8,9 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   Client,
   ProtocolError,
-  SdkHttpError,
   StreamableHTTPClientTransport,
-  UnauthorizedError,
   specTypeSchemas,
   TRACEPARENT_META_KEY,
   withInputRequired,
@@ -22,7 +20,7 @@ import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
 import { campos, camposDoPedidoMcp } from 'compartilhado/log';
 import { vaoAtual } from 'compartilhado/telemetria';
-import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
+import { recusouCredenciais, type ConexaoMcp, type Era, type OpcoesDaChamada, type ResultadoDaFerramenta } from './conexao.js';
 import { ondeDaUrl } from './descricao.js';
 import { desfechoDoResultado, type Log } from './registro.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
@@ -172,10 +170,12 @@ function fetchComLog(log: Log, aoTrocar?: AoTrocar): typeof fetch {
 }
 
 /** The MCP server refused the agent's credentials (MCP_TOKEN): what to say instead of "unavailable". */
-export function credenciaisRecusadas(erro: unknown, url: URL): string | undefined {
-  if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
-  return `O servidor MCP em ${ondeDaUrl(url)} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
-}
+export const credenciaisRecusadas = (erro: unknown, url: URL): string | undefined =>
+  recusouCredenciais(erro) ? mensagemDeCredenciais(url) : undefined;
+
+/** What to say when the room server refused the agent's credentials. */
+export const mensagemDeCredenciais = (url: URL) =>
+  `O servidor MCP em ${ondeDaUrl(url)} recusou as credenciais do agente (HTTP 401): confira o MCP_TOKEN do agente e o MCP_TOKENS do servidor.`;
 
 export class ClienteMcp implements ConexaoMcp {
   readonly nome = 'salas';

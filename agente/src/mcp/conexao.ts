@@ -8,19 +8,25 @@
  *    the call, on its session, and the call waits for the answer: the
  *    question lives as long as that call in this process.
  */
-import type {
-  CallToolResult,
-  ElicitRequestParams,
-  ElicitResult,
-  InputRequiredResult,
-  InputResponses,
-  Tool,
+import {
+  SdkHttpError,
+  UnauthorizedError,
+  type CallToolResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type InputRequiredResult,
+  type InputResponses,
+  type Tool,
 } from '@modelcontextprotocol/client';
 
 /** What a tools/call can come back as (input_required only from a `moderna` server). */
 export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
 
 export type Era = 'moderna' | 'sessao';
+
+/** The server refused the agent's credentials (HTTP 401): a static token has nothing to refresh, so the request never ran. */
+export const recusouCredenciais = (erro: unknown): boolean =>
+  erro instanceof UnauthorizedError || (erro instanceof SdkHttpError && erro.status === 401);
 
 export interface Continuacao {
   readonly inputResponses: InputResponses;

@@ -20,7 +20,8 @@ import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
 
 export type Log = (linha: string) => void;
 
-interface Pedido {
+/** A request sent or received, waiting for its answer to write its line. */
+interface Pendente {
   readonly comeco: number;
   readonly campos: Record<string, unknown>;
 }
@@ -52,17 +53,17 @@ const resposta = (mensagem: JSONRPCMessage) => isJSONRPCResultResponse(mensagem)
  * the session, once connected, tells the outcome (the era).
  */
 export function registrar(transporte: Transport, rotulo: Readonly<Record<string, unknown>>, log: Log): (era: string) => void {
-  const nossos = new Map<RequestId, Pedido>();
-  const deles = new Map<RequestId, Pedido>();
-  const escrever = (seta: string, pedidos: Map<RequestId, Pedido>, id: unknown, resultado: string) => {
+  const nossos = new Map<RequestId, Pendente>();
+  const deles = new Map<RequestId, Pendente>();
+  const escrever = (seta: string, pendentes: Map<RequestId, Pendente>, id: unknown, resultado: string) => {
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    const pedido = pedidos.get(id);
-    if (!pedido) return;
-    pedidos.delete(id);
-    log(`${seta} ${campos({ ...rotulo, ...pedido.campos, resultado })} ${(performance.now() - pedido.comeco).toFixed(1)}ms`);
+    const pendente = pendentes.get(id);
+    if (!pendente) return;
+    pendentes.delete(id);
+    log(`${seta} ${campos({ ...rotulo, ...pendente.campos, resultado })} ${(performance.now() - pendente.comeco).toFixed(1)}ms`);
   };
-  const abrir = (pedidos: Map<RequestId, Pedido>, mensagem: JSONRPCMessage) => {
-    if (isJSONRPCRequest(mensagem)) pedidos.set(mensagem.id, { comeco: performance.now(), campos: camposDoPedidoMcp(mensagem) });
+  const abrir = (pendentes: Map<RequestId, Pendente>, mensagem: JSONRPCMessage) => {
+    if (isJSONRPCRequest(mensagem)) pendentes.set(mensagem.id, { comeco: performance.now(), campos: camposDoPedidoMcp(mensagem) });
   };
 
   const enviar = transporte.send.bind(transporte);
@@ -91,6 +92,6 @@ export function registrar(transporte: Transport, rotulo: Readonly<Record<string,
     for (const id of [...deles.keys()]) escrever('mcp<-', deles, id, 'conexao fechada');
   };
   return (era) => {
-    for (const [id, pedido] of nossos) if (pedido.campos.metodo === 'server/discover') escrever('mcp->', nossos, id, `era ${era}`);
+    for (const [id, pendente] of nossos) if (pendente.campos.metodo === 'server/discover') escrever('mcp->', nossos, id, `era ${era}`);
   };
 }

@@ -5,7 +5,7 @@
  * the arguments are checked against the tool's inputSchema before anything
  * is sent. A result becomes an artifact named after the skill.
  */
-import { SdkHttpError, UnauthorizedError, type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
 import type { ConexaoMcp, Skill } from '../mcp/conexao.js';
 import { problemaNoEsquema, propriedades, valorPeloTipo } from './esquemas.js';
@@ -70,10 +70,9 @@ export const textoDe = (resultado: CallToolResult) =>
     .filter(Boolean)
     .join('\n');
 
-/** A tool's result as the Task's outcome: isError fails it with the tool's text; anything else completes it with an artifact. */
+/** A tool's result as the Task's outcome: it completes with an artifact (an isError result is a failure, falhas.ts's). */
 export function concluirGenerico(chamada: Chamada, resultado: CallToolResult): Desfecho {
   const texto = textoDe(resultado);
-  if (resultado.isError) return { estado: 'falhou', mensagem: texto || `${chamada.skill} falhou sem mensagem.` };
   const dados = objeto(resultado.structuredContent);
   // With structuredContent, the text blocks are its serialization for older clients: the data part says it once.
   const partes = resultado.content.filter((bloco) => !dados || bloco.type !== 'text').flatMap((bloco) => parteDe(bloco) ?? []);
@@ -124,8 +123,9 @@ export function perfilGenerico(skills: Skills): Perfil {
       return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
     },
     conexao: (chamada) => (chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor)),
-    antes: () => Promise.resolve(undefined),
+    preparar: () => Promise.resolve(undefined),
     concluir: (chamada, resultado) => concluirGenerico(chamada, resultado),
+    falhaSemTexto: (chamada) => `${chamada.skill} falhou sem mensagem.`,
     apresentar,
     lerRespostas: (pausa, entrada) => lerRespostas(pausa.perguntas, entrada),
     efeito(chamada) {
@@ -137,10 +137,8 @@ export function perfilGenerico(skills: Skills): Perfil {
       return this.efeito(chamada) !== 'repetivel';
     },
     progresso: true,
-    credenciaisRecusadas(erro, conexao) {
-      if (!(erro instanceof UnauthorizedError) && !(erro instanceof SdkHttpError && erro.status === 401)) return undefined;
-      return `O servidor MCP ${conexao.nome} recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.`;
-    },
+    credenciaisRecusadas: (conexao) =>
+      `O servidor MCP ${conexao.nome} recusou as credenciais do agente (HTTP 401): confira os headers dele em AGENTE_MCP_CONFIG.`,
     palavras: {
       efeito: 'a chamada pode ter tido efeito',
       repeticao: 'que a ferramenta declara segura de repetir',

@@ -20,12 +20,14 @@ export interface Perfil {
   /** A question this profile will not relay, with what to tell the client; absent or undefined relays it. */
   perguntaRecusada?(chamada: Chamada, perguntas: Pausa['perguntas']): string | undefined;
   /**
-   * Before each call: what `concluir` will need (the room policy's version),
-   * or a RecusaAntesDaChamada.
+   * Before each call: what `concluir` will need (its preparo: the room
+   * policy's version), or a RecusaAntesDaChamada.
    */
-  antes(chamada: Chamada, traceparent: string): Promise<unknown>;
-  /** Steps 4 and 6: a final result as the Task's outcome. */
-  concluir(chamada: Chamada, resultado: CallToolResult, antes: unknown): Desfecho;
+  preparar(chamada: Chamada, traceparent: string): Promise<unknown>;
+  /** Steps 4 and 6: a final result the tool did not mark isError, as the Task's outcome. */
+  concluir(chamada: Chamada, resultado: CallToolResult, preparo: unknown): Desfecho;
+  /** What a result the tool marked isError, with no text of its own, tells the client. */
+  falhaSemTexto(chamada: Chamada): string;
   /** A paused Task's text line(s) and data part; `erro`: why the last answer was not taken. */
   apresentar(perguntas: Pausa['perguntas'], erro?: string): { mensagem: string; dados: Record<string, unknown> };
   /** Step 5: the client's answer as inputResponses, or why it cannot be sent. */
@@ -42,8 +44,8 @@ export interface Perfil {
   cancelavel(chamada: Chamada): boolean;
   /** Whether the call's progress is asked for (a progressToken) and streamed to the client. */
   readonly progresso: boolean;
-  /** The server refused the agent's credentials: what to tell the client, or undefined for any other error. */
-  credenciaisRecusadas(erro: unknown, conexao: ConexaoMcp): string | undefined;
+  /** What to tell the client when the server refused the agent's credentials. */
+  credenciaisRecusadas(conexao: ConexaoMcp): string;
   /**
    * Said to the client: what a call whose outcome was never heard may have
    * done, why replaying it is safe, and what a call that never ran did not do.

@@ -11,31 +11,25 @@
  *   6.   a result completes the Task with its artifact; a refusal ends it.
  * It translates protocol and decides no server's rule: what differs between
  * servers is the profile's (perfil.ts). What it returns is the step's
- * outcome; the executor stores it with the Task, in one write. A call whose
- * outcome never arrived is `incerto` when replaying it is safe, and is
- * replayed until it gives one.
+ * outcome; the executor stores it with the Task, in one write. What a
+ * failure means for the step is falhas.ts's to say: a call whose outcome
+ * never arrived is `incerto` when replaying it is safe, and is replayed
+ * until it gives one.
  */
 import {
   isInputRequiredResult,
-  ProtocolError,
-  ProtocolErrorCode,
-  SdkError,
-  SdkHttpError,
   UrlElicitationRequiredError,
   type ElicitResult,
   type InputRequiredResult,
 } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
 import type { ConexaoMcp, OpcoesDaChamada } from '../mcp/conexao.js';
-import { ChamadaNaoEnviada } from '../mcp/naoEnviada.js';
+import { classificar, desfechoDa, falhaDoResultado, naChamada, PRIMEIRA_CHAMADA, RESPOSTA, type Falha, type Situacao } from './falhas.js';
 import { pedeUrl } from './perguntas.js';
-import { Recusa, RecusaAntesDaChamada, type Perfil } from './perfil.js';
+import { Recusa, type Perfil } from './perfil.js';
 import { traceparentFilho, type Trace } from './trace.js';
 import type { Chamada, Desfecho, Dono, Entrada, Pausa, Pedido, Questao, Respostas } from './tipos.js';
 import { ChamadaViva, type ChamadasVivas, type Ouvido } from './vivas.js';
-
-/** The code MCP answers a refused requestState with (expired, most likely, on a continuation). */
-const PARAMETROS_INVALIDOS: number = ProtocolErrorCode.InvalidParams;
 
 /** Rounds of questions one request may take: a server that asks forever ends the Task instead. */
 export const MAXIMO_DE_RODADAS = 8;
@@ -49,43 +43,6 @@ export const MENSAGEM_SESSAO_PERDIDA =
   'A pergunta desta Task foi feita na sessao MCP de outro processo do agente (ou antes de um reinicio), e essa chamada se perdeu: servidores MCP anteriores a 2026-07-28 perguntam durante a chamada, e a pausa vive so no processo que a abriu. Envie o pedido de novo.';
 
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
-
-/** Network failures that prove a request never reached the server: nothing it could do was done. */
-const NAO_CHEGOU = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function causas(erro: unknown): unknown[] {
-  const cadeia: unknown[] = [];
-  for (let atual = erro; atual !== undefined && cadeia.length < 8; atual = atual instanceof Error ? atual.cause : undefined) {
-    cadeia.push(atual);
-    if (atual instanceof AggregateError) cadeia.push(...(atual.errors as unknown[]));
-  }
-  return cadeia;
-}
-
-/**
- * Whether a failed call may have had its effect. A call the connection
- * knows it never sent, a refused connection, an HTTP 4xx or a JSON-RPC refusal (invalid params, unknown method...) never
- * ran the tool. A timeout, a connection lost after sending, a 5xx, and an
- * internal error (-32603: the server's database answered an error, maybe
- * after a commit whose acknowledgement was lost): it may have.
- */
-function talvezFeita(erro: unknown): boolean {
-  if (erro instanceof ChamadaNaoEnviada) return false;
-  if (erro instanceof ProtocolError) return erro.code === (ProtocolErrorCode.InternalError as number);
-  if (erro instanceof SdkHttpError) return erro.status >= 500;
-  return !causas(erro).some((causa) => {
-    const codigo = typeof causa === 'object' && causa !== null && 'code' in causa ? causa.code : undefined;
-    return typeof codigo === 'string' && NAO_CHEGOU.has(codigo);
-  });
-}
-
-/** The server's own refusal, as a failed Task says it. */
-const recusado = (erro: ProtocolError) => `O servidor MCP recusou o pedido (${String(erro.code)}: ${erro.message}).`;
-
-const textoDoErro = (erro: unknown) => (erro instanceof Error ? erro.message : String(erro));
-
-/** A call that may have had its effect: the step must be replayed (when safe), never failed as if nothing happened. */
-class SemDesfecho extends Error {}
 
 /** The call a pause continues. */
 const chamadaDa = (pausa: Pausa): Chamada => ({
@@ -110,12 +67,11 @@ interface Rodada {
   readonly conexao: ConexaoMcp;
   readonly origem: { readonly trace: Trace; readonly dono?: Dono };
   readonly rodada: number;
-  readonly antes: unknown;
+  /** What the profile's preparation read for `concluir` (the room policy's version). */
+  readonly preparo: unknown;
+  /** The step's outcome for a failure, as its row in falhas.ts's table says. */
+  readonly falhar: (falha: Falha) => Desfecho;
 }
-
-/** What a client's cancel tells a call cut short: the server was told, and what it did stays done. */
-export const MENSAGEM_DE_CANCELADA =
-  'Task cancelada a pedido do cliente: a chamada foi interrompida e o servidor MCP, avisado; o que a ferramenta ja tinha feito fica feito.';
 
 export class Ponte {
   /** Calls running in this process that a cancel may cut short, by Task. */
@@ -134,11 +90,12 @@ export class Ponte {
     if (!conexao) return falhou(mensagemSemServidor(chamada));
     const origem = { trace: pedido.trace, dono: pedido.dono };
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
-    return this.falando(taskId, conexao, chamada, opcoes, async (comSinal) => {
+    const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(chamada, conexao));
+    return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
       // Read before the call: an effect the server had is never turned into a failure by a read after it.
-      const antes = await this.perfil.antes(chamada, traceparentFilho(pedido.trace));
-      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, antes };
-      return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, comSinal)));
+      const preparo = await this.perfil.preparar(chamada, traceparentFilho(pedido.trace));
+      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, preparo, falhar };
+      return this.traduzir(rodada, await naChamada(() => this.ouvir(rodada, comSinal)));
     });
   }
 
@@ -183,56 +140,46 @@ export class Ponte {
    * call gets the answer to the request it is waiting on. A failure that
    * proves nothing was done leaves the question as it was, to be answered
    * again; on a replay (`repeticao`) it proves nothing of the earlier
-   * attempt, so the outcome stays uncertain.
+   * attempt, so the outcome stays uncertain. Which failure does what is
+   * the answer's row of its era in falhas.ts.
    */
   async responder(taskId: string, pausa: Pausa, respostas: Respostas, trace: Trace, opcoes: OpcoesDoPasso = {}): Promise<Desfecho> {
     const chamada = chamadaDa(pausa);
     const conexao = this.perfil.conexao(chamada);
     if (!conexao) return falhou(mensagemSemServidor(chamada));
     const origem = { trace: pausa.trace, ...(pausa.dono ? { dono: pausa.dono } : {}) };
-    // The same question, with why the answer was not relayed on a line of its own.
-    const mesma = (motivo: string): Desfecho => {
-      const erro = `${motivo} ${this.perfil.palavras.nadaFeito}: envie a resposta de novo.`;
-      return { ...this.reapresentar(pausa, erro), mensagem: `${this.perfil.apresentar(pausa.perguntas).mensagem}\n${erro}` };
-    };
     // A replayed answer to a session's question: the call it went to is gone, and it may have acted on the answer.
     if (pausa.sessao !== undefined && opcoes.repeticao)
       return falhou(this.perfil.efeito(chamada) === 'nenhum' ? MENSAGEM_SESSAO_PERDIDA : mensagemDeInterrompida(chamada));
     const viva = pausa.sessao === undefined ? undefined : this.vivas.tomar(taskId, pausa.sessao);
     if (pausa.sessao !== undefined && !viva) return falhou(MENSAGEM_SESSAO_PERDIDA);
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
-    return this.falando(
-      taskId,
-      conexao,
-      chamada,
-      opcoes,
-      async (comSinal) => {
-        const antes = await this.perfil.antes(chamada, traceparentFilho(trace));
-        const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, antes };
-        if (viva) {
-          // A session's questions reach the Task one at a time (ChamadaViva queues them), and only elicitations pause it.
-          const [chave = ''] = Object.keys(pausa.perguntas);
-          viva.aoProgredir = comSinal.aoProgredir;
-          comSinal.sinal?.addEventListener('abort', () => viva.abandonar(), { once: true });
-          viva.responder((respostas[chave] as ElicitResult | undefined) ?? { action: 'cancel' });
-          return this.traduzir(rodada, { ...(await this.comEfeito(chamada, conexao, () => proximoDe(viva))), viva });
-        }
-        const continuacao =
-          pausa.requestState === undefined ? {} : { continuacao: { inputResponses: respostas, requestState: pausa.requestState } };
-        return this.traduzir(rodada, await this.comEfeito(chamada, conexao, () => this.ouvir(rodada, comSinal, continuacao)));
-      },
-      (erro) => {
-        // The state was refused (expired, most likely): answering again cannot help.
-        if (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS && pausa.requestState !== undefined)
-          return falhou(`${recusado(erro)} A pergunta pode ter expirado: envie o pedido de novo.`);
-        if (viva) return undefined;
-        if (erro instanceof ProtocolError) return mesma(`O servidor MCP nao concluiu a resposta (${String(erro.code)}: ${erro.message}).`);
-        const recusadas = this.perfil.credenciaisRecusadas(erro, conexao);
-        if (recusadas) return mesma(recusadas);
-        if (erro instanceof Recusa) return undefined;
-        return mesma(`O servidor MCP esta inalcancavel em ${conexao.onde} (${textoDoErro(erro)}).`);
-      },
-    );
+    // Only a call waiting in this process holds a 2025 server's question; any other answer makes a new call, as in 2026.
+    const falhar = (falha: Falha) =>
+      desfechoDa(falha, RESPOSTA[viva ? 'sessao' : 'moderna'], {
+        ...this.situacao(chamada, conexao),
+        // The same question, with why the answer was not relayed on a line of its own.
+        manter: (erro: string): Desfecho => ({
+          ...this.reapresentar(pausa, erro),
+          mensagem: `${this.perfil.apresentar(pausa.perguntas).mensagem}\n${erro}`,
+        }),
+        comEstado: pausa.requestState !== undefined,
+      });
+    return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
+      const preparo = await this.perfil.preparar(chamada, traceparentFilho(trace));
+      const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, preparo, falhar };
+      if (viva) {
+        // A session's questions reach the Task one at a time (ChamadaViva queues them), and only elicitations pause it.
+        const [chave = ''] = Object.keys(pausa.perguntas);
+        viva.aoProgredir = comSinal.aoProgredir;
+        comSinal.sinal?.addEventListener('abort', () => viva.abandonar(), { once: true });
+        viva.responder((respostas[chave] as ElicitResult | undefined) ?? { action: 'cancel' });
+        return this.traduzir(rodada, { ...(await naChamada(() => proximoDe(viva))), viva });
+      }
+      const continuacao =
+        pausa.requestState === undefined ? {} : { continuacao: { inputResponses: respostas, requestState: pausa.requestState } };
+      return this.traduzir(rodada, await naChamada(() => this.ouvir(rodada, comSinal, continuacao)));
+    });
   }
 
   /** One call, and what it did: its result, or (on a session) the question it asked while running. */
@@ -271,7 +218,8 @@ export class Ponte {
     if ('urls' in ouvido) return this.pausar(rodada, Object.fromEntries(ouvido.urls.map((url, i) => [`url-${String(i + 1)}`, url])), {});
     const { resultado } = ouvido;
     if (isInputRequiredResult(resultado)) return this.pausar(rodada, questoesDe(resultado), { requestState: resultado.requestState });
-    return this.perfil.concluir(rodada.chamada, resultado, rodada.antes);
+    if (resultado.isError) return rodada.falhar(falhaDoResultado(resultado, this.perfil.falhaSemTexto(rodada.chamada)));
+    return this.perfil.concluir(rodada.chamada, resultado, rodada.preparo);
   }
 
   /** Steps 3-4: the question to keep, and the pause the client sees. */
@@ -305,63 +253,36 @@ export class Ponte {
     return { ...this.reapresentar({ perguntas }), pergunta };
   }
 
-  /** A call that may change something: a failure that may have done it becomes SemDesfecho, never a failed Task. */
-  private async comEfeito<T>(chamada: Chamada, conexao: ConexaoMcp, chamar: () => Promise<T>): Promise<T> {
-    try {
-      return await chamar();
-    } catch (erro) {
-      if (this.perfil.efeito(chamada) !== 'nenhum' && talvezFeita(erro) && !this.perfil.credenciaisRecusadas(erro, conexao))
-        throw new SemDesfecho(textoDoErro(erro), { cause: erro });
-      throw erro;
-    }
+  /** What falhas.ts's rows need of this step's call. */
+  private situacao(chamada: Chamada, conexao: ConexaoMcp): Situacao {
+    const { palavras } = this.perfil;
+    return { onde: conexao.onde, efeito: this.perfil.efeito(chamada), palavras, credenciais: this.perfil.credenciaisRecusadas(conexao) };
   }
 
   /**
-   * MCP failures end the Task with a message the client can act on; the
-   * agent keeps serving. A call whose outcome is unknown is replayed when
-   * the profile says that is safe (`incerto`), and fails saying so when
-   * not. On a replay a failure of this attempt says nothing of the earlier
-   * one, so the outcome stays uncertain. `antes` may turn a failure into another outcome (a
-   * question kept); undefined leaves it to the rules below.
+   * Runs a step's exchange with MCP. A failure never escapes: it is
+   * classified once (falhas.ts) and `falhar` gives the step's outcome, a
+   * message the client can act on; the agent keeps serving. A client's
+   * cancel cuts short only a call the profile calls cancelable.
    */
   private async falando(
     taskId: string,
-    conexao: ConexaoMcp,
     chamada: Chamada,
     opcoes: OpcoesDoPasso,
+    falhar: (falha: Falha) => Desfecho,
     conversa: (opcoes: OpcoesDoPasso) => Promise<Desfecho>,
-    antes?: (erro: unknown) => Desfecho | undefined,
   ): Promise<Desfecho> {
     const cancelavel = this.perfil.cancelavel(chamada) ? new AbortController() : undefined;
     if (cancelavel) this.emCurso.set(taskId, cancelavel);
     try {
       return await conversa(cancelavel ? { ...opcoes, sinal: cancelavel.signal } : opcoes);
     } catch (erro) {
-      if (cancelavel?.signal.aborted) return { estado: 'cancelada', mensagem: MENSAGEM_DE_CANCELADA };
-      const final =
-        (erro instanceof Recusa && !(erro instanceof RecusaAntesDaChamada)) ||
-        (erro instanceof ProtocolError && erro.code === PARAMETROS_INVALIDOS);
-      const incerto = erro instanceof SemDesfecho || (opcoes.repeticao === true && !final && this.perfil.efeito(chamada) !== 'nenhum');
-      if (incerto) {
-        const mensagem = `Sem desfecho do servidor MCP em ${conexao.onde} (${textoDoErro(erro)}): ${this.perfil.palavras.efeito}.`;
-        if (this.perfil.efeito(chamada) === 'repetivel')
-          return {
-            estado: 'incerto',
-            mensagem: `${mensagem} A Task segue em andamento e o agente repete a mesma chamada, ${this.perfil.palavras.repeticao}, ate ter o desfecho.`,
-          };
-        return falhou(
-          `${mensagem} A ferramenta nao se declara segura de repetir, entao o agente nao a repete: confira no servidor antes de pedir de novo.`,
-        );
-      }
-      const outro = antes?.(erro);
-      if (outro) return outro;
-      if (erro instanceof Recusa) return falhou(erro.message);
-      if (erro instanceof ProtocolError) return falhou(recusado(erro));
-      const recusadas = this.perfil.credenciaisRecusadas(erro, conexao);
-      if (recusadas) return falhou(recusadas);
-      const mensagem = textoDoErro(erro);
-      if (erro instanceof SdkError || erro instanceof TypeError) return falhou(`Servidor MCP indisponivel em ${conexao.onde}: ${mensagem}`);
-      return falhou(`Falha inesperada ao falar com o servidor MCP: ${mensagem}`);
+      const tentativa = {
+        efeito: this.perfil.efeito(chamada),
+        repeticao: opcoes.repeticao === true,
+        cancelada: cancelavel?.signal.aborted === true,
+      };
+      return falhar(classificar(erro, tentativa));
     } finally {
       if (cancelavel && this.emCurso.get(taskId) === cancelavel) this.emCurso.delete(taskId);
     }

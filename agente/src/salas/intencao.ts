@@ -22,7 +22,8 @@ export const FORMATOS = {
 
 export type Consulta = Pick<PedidoDeReserva, 'sala' | 'inicio' | 'fim'>;
 
-export type Pedido =
+/** What a client asked of the room server: a skill and what it needs. */
+export type Intencao =
   | { readonly skill: typeof SKILLS.reservar; readonly reserva: PedidoDeReserva }
   | { readonly skill: typeof SKILLS.listar }
   | { readonly skill: typeof SKILLS.consultar; readonly consulta: Consulta };
@@ -37,8 +38,8 @@ const LISTAR = /^listar\s+salas$/;
 const CONSULTAR = /^consultar\s+sala=(\S+)\s+inicio=(\S+)\s+fim=(\S+)$/;
 const ESCOLHA = /^escolha=(\S+)$/;
 
-export function lerPedido(entrada: Entrada): Pedido | Ilegivel {
-  if (entrada.dados !== undefined) return pedidoDosDados(entrada.dados);
+export function lerIntencao(entrada: Entrada): Intencao | Ilegivel {
+  if (entrada.dados !== undefined) return intencaoDosDados(entrada.dados);
   const texto = entrada.texto.trim();
   const reserva = RESERVAR.exec(texto);
   if (reserva) {
@@ -70,20 +71,20 @@ const escolhaDe = (valor: string): Escolha => (valor === 'recusar' ? { recusar: 
 const TextoNaoVazio = z.string().trim().min(1);
 const CamposDaConsulta = { sala: TextoNaoVazio, inicio: TextoNaoVazio, fim: TextoNaoVazio };
 /** A data part's shape; `skill` may be left out of a booking, the one data part without it. */
-const PedidoEmDados = {
+const IntencaoEmDados = {
   [SKILLS.reservar]: z.strictObject({ skill: z.literal(SKILLS.reservar).optional(), ...CamposDaConsulta, responsavel: TextoNaoVazio }),
   [SKILLS.listar]: z.strictObject({ skill: z.literal(SKILLS.listar) }),
   [SKILLS.consultar]: z.strictObject({ skill: z.literal(SKILLS.consultar), ...CamposDaConsulta }),
 };
 
-function pedidoDosDados(dados: unknown): Pedido | Ilegivel {
+function intencaoDosDados(dados: unknown): Intencao | Ilegivel {
   const skill = typeof dados === 'object' && dados !== null && 'skill' in dados ? dados.skill : SKILLS.reservar;
   if (skill === SKILLS.listar) {
-    const lido = ler(PedidoEmDados[SKILLS.listar], dados, 'Pedido em dados');
+    const lido = ler(IntencaoEmDados[SKILLS.listar], dados, 'Pedido em dados');
     return 'erro' in lido ? lido : { skill };
   }
   if (skill === SKILLS.consultar) {
-    const lido = ler(PedidoEmDados[SKILLS.consultar], dados, 'Pedido em dados');
+    const lido = ler(IntencaoEmDados[SKILLS.consultar], dados, 'Pedido em dados');
     return 'erro' in lido ? lido : { skill, consulta: { sala: lido.sala, inicio: lido.inicio, fim: lido.fim } };
   }
   if (skill !== SKILLS.reservar) {
@@ -92,7 +93,7 @@ function pedidoDosDados(dados: unknown): Pedido | Ilegivel {
   if (typeof dados === 'object' && dados !== null && 'escolha' in dados) {
     return { erro: 'Pedido em dados: "escolha" so responde a uma Task pausada; envie-a com o taskId dessa Task.' };
   }
-  const lido = ler(PedidoEmDados[SKILLS.reservar], dados, 'Pedido em dados');
+  const lido = ler(IntencaoEmDados[SKILLS.reservar], dados, 'Pedido em dados');
   if ('erro' in lido) return lido;
   const { sala, inicio, fim, responsavel } = lido;
   return { skill: SKILLS.reservar, reserva: { sala, inicio, fim, responsavel } };

@@ -20,12 +20,11 @@ import {
 } from 'compartilhado/contrato';
 import { objeto } from 'compartilhado/log';
 import * as z from 'zod';
-import { credenciaisRecusadas, type ClienteMcp } from '../mcp/cliente.js';
-import { textoDe } from '../ponte/generico.js';
+import { mensagemDeCredenciais, type ClienteMcp } from '../mcp/cliente.js';
 import { apresentar, campoDeEscolha, inputRequests, linhaDeAlternativas, lerRespostas } from '../ponte/perguntas.js';
 import { Recusa, RecusaAntesDaChamada, type Perfil } from '../ponte/perfil.js';
 import type { Chamada, Desfecho, Pausa } from '../ponte/tipos.js';
-import { lerEscolha, lerPedido, SKILLS, type Consulta } from './intencao.js';
+import { lerEscolha, lerIntencao, SKILLS, type Consulta } from './intencao.js';
 
 /** The artifact `reserva`: the booking as the MCP server made it, plus the policy version read from the resource. */
 export type ReservaFeita = PedidoDeReserva & { readonly reserva: string; readonly politica: string };
@@ -102,17 +101,17 @@ const escolhaDeSala = (perguntas: Pausa['perguntas']) => {
 export function perfilDeSalas(mcp: ClienteMcp): Perfil {
   return {
     ler(entrada, taskId) {
-      const pedido = lerPedido(entrada);
-      if ('erro' in pedido) return pedido;
-      const ferramenta = FERRAMENTA_DA_SKILL[pedido.skill];
-      switch (pedido.skill) {
+      const intencao = lerIntencao(entrada);
+      if ('erro' in intencao) return intencao;
+      const ferramenta = FERRAMENTA_DA_SKILL[intencao.skill];
+      switch (intencao.skill) {
         case SKILLS.listar:
-          return { skill: pedido.skill, ferramenta, argumentos: {} };
+          return { skill: intencao.skill, ferramenta, argumentos: {} };
         case SKILLS.consultar:
-          return { skill: pedido.skill, ferramenta, argumentos: { ...pedido.consulta } };
+          return { skill: intencao.skill, ferramenta, argumentos: { ...intencao.consulta } };
         case SKILLS.reservar:
           // The Task id is the booking's idempotency key: a replay of this call returns the booking the first run made.
-          return { skill: pedido.skill, ferramenta, argumentos: { ...pedido.reserva }, meta: { [META_IDEMPOTENCIA]: taskId } };
+          return { skill: intencao.skill, ferramenta, argumentos: { ...intencao.reserva }, meta: { [META_IDEMPOTENCIA]: taskId } };
       }
     },
     conexao: () => mcp,
@@ -120,7 +119,7 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
     perguntaRecusada: (chamada, perguntas) =>
       chamada.ferramenta === FERRAMENTAS.reservar && escolhaDeSala(perguntas) ? undefined : PERGUNTA_DESCONHECIDA,
     /** Discovery (the tool list is the server's, not ours), and for a booking the policy version, both cached while ttlMs allows. */
-    async antes(chamada, traceparent) {
+    async preparar(chamada, traceparent) {
       const politica =
         chamada.ferramenta === FERRAMENTAS.reservar ? versaoDaPolitica(await mcp.lerTexto(URI_DA_POLITICA, traceparent)) : '';
       if (politica === undefined) throw new RecusaAntesDaChamada(`${URI_DA_POLITICA} nao declara a versao na primeira linha.`);
@@ -130,11 +129,11 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
       return politica;
     },
     concluir(chamada: Chamada, resultado, politica) {
-      if (resultado.isError) return { estado: 'falhou', mensagem: textoDe(resultado) || 'A ferramenta falhou sem mensagem.' };
       if (chamada.ferramenta === FERRAMENTAS.listar) return listadas(resultado);
       if (chamada.ferramenta === FERRAMENTAS.consultar) return consultada(chamada.argumentos as Consulta, resultado);
       return reservada(resultado, String(politica));
     },
+    falhaSemTexto: () => 'A ferramenta falhou sem mensagem.',
     /** The room question as the course shows it: the line of options alone; the question as the server wrote it in the data part. */
     apresentar(perguntas, erro) {
       const alternativas = escolhaDeSala(perguntas);
@@ -163,7 +162,7 @@ export function perfilDeSalas(mcp: ClienteMcp): Perfil {
     // As in the course: a running call is never cut short (a booking would outlive a CANCELED Task), and no progress is asked.
     cancelavel: () => false,
     progresso: false,
-    credenciaisRecusadas: (erro) => credenciaisRecusadas(erro, mcp.url),
+    credenciaisRecusadas: () => mensagemDeCredenciais(mcp.url),
     palavras: {
       efeito: 'a reserva pode ter sido feita',
       repeticao: 'que o servidor nao executa duas vezes',
