@@ -149,7 +149,8 @@ async function montarApp(
   app.use(
     CAMINHO_A2A,
     portaria.exigir('jsonrpc'),
-    express.json({ limit: config.limiteDoCorpoBytes }),
+    // Any JSON value, not objects and arrays only: `"x"` or `1` is JSON (no -32700), and no Request object (-32600, estrito.ts).
+    express.json({ limit: config.limiteDoCorpoBytes, strict: false }),
     errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
     pedidoAceitavel('jsonrpc'),
   );

@@ -258,9 +258,28 @@ export type Binding = 'jsonrpc' | 'rest';
 const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED' };
 
 /**
+ * Whether a request is a call on the JSON-RPC binding: a POST to its path,
+ * as express routes it (any case, a trailing slash).
+ */
+const chamadaJsonRpc = (req: Request): boolean =>
+  req.method === 'POST' && (req.originalUrl.split('?')[0] ?? '').replace(/(.)\/$/, '$1').toLowerCase() === CAMINHO_A2A;
+
+/**
+ * The HTTP statuses a JSON-RPC error keeps on its binding: a refusal at
+ * the door, whose header the client acts on (401 with WWW-Authenticate, 429
+ * with Retry-After), and a server fault, answered 500 as the SDK answers
+ * its own -32603.
+ */
+const STATUS_PROPRIOS_NO_JSON_RPC: ReadonlySet<number> = new Set([401, 429, 500]);
+
+/**
  * `codigo` is the JSON-RPC error code; HTTP+JSON names the error by `status`
  * alone. `pedido` is the parsed body, when there is one: a JSON-RPC error
- * answers its id (null when it has none that is valid).
+ * answers its id (null when it has none that is valid). On the JSON-RPC
+ * binding itself the answer is HTTP 200, as the SDK answers its own errors:
+ * a JSON-RPC client reads the error from the body, and takes any other
+ * status for a transport failure before it reads the code. Elsewhere (the
+ * card's path, an unknown one) `status` stands.
  */
 export function responderErro(
   res: Response,
@@ -272,7 +291,8 @@ export function responderErro(
 ): void {
   if (binding === 'jsonrpc') {
     const id = objeto(pedido)?.id;
-    res.status(status).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
+    const http = chamadaJsonRpc(res.req) && !STATUS_PROPRIOS_NO_JSON_RPC.has(status) ? 200 : status;
+    res.status(http).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
     return;
   }
   const proprio = NOMES_REST[status];
@@ -324,9 +344,14 @@ export const problemaNoPedido = (corpo: unknown, params: Readonly<Record<string,
 export function pedidoAceitavel(binding: Binding): RequestHandler {
   return (req, res, next) => {
     if (binding === 'jsonrpc') {
+      // A body of another media type is not read here: the SDK refuses it as -32005 ContentTypeNotSupported, no malformed envelope.
+      if (req.headers['content-type'] !== undefined && !req.is('application/json')) {
+        next();
+        return;
+      }
       const envelope = envelopeInvalido(req.body);
       if (envelope) {
-        res.status(400).json(erroJsonRpc(envelope.id, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${envelope.motivo}`));
+        responderErro(res, 400, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${envelope}`, binding, req.body);
         return;
       }
     }
