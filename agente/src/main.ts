@@ -30,7 +30,8 @@ import { Acompanhamento } from './a2a/acompanhamento.js';
 import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { apresentarAgente } from './http/vaos.js';
-import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { anotarAcesso, codigoNaResposta, errosDoPedido, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { comDesfechoRegistrado } from './http/desfecho.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
 import { perfilGenerico } from './ponte/generico.js';
 import { Ponte } from './ponte/ponte.js';
@@ -101,24 +102,28 @@ async function montarApp(
   const assinatura = config.chaveDoCard && assinaturaDoCard(config.chaveDoCard, urlPublica);
   const vitrine = await Vitrine.abrir(card, documentosDe, assinatura, log);
   catalogo?.aoMudar(() => vitrine.republicar(cardAtual()));
-  const requestHandler = new Atendimento(
-    AgentCard.fromJSON(card),
-    tarefas,
-    new Executor(ponte, passos, exclusao, tarefas, foraDoPedido, fio),
-    exclusao,
-    passos,
-    push,
-    // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
-    new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
-    log,
-    (taskId) => ponte.cancelar(taskId),
-    config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
+  // Every transport calls the handler through the record of what it did, which each request's log line and span read.
+  const requestHandler = comDesfechoRegistrado(
+    new Atendimento(
+      AgentCard.fromJSON(card),
+      tarefas,
+      new Executor(ponte, passos, exclusao, tarefas, foraDoPedido, fio),
+      exclusao,
+      passos,
+      push,
+      // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
+      new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
+      log,
+      (taskId) => ponte.cancelar(taskId),
+      config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
+    ),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
   grpc?.servir(requestHandler, contextoA2A);
 
   const app = express();
   app.disable('x-powered-by');
+  app.set('json replacer', codigoNaResposta);
   app.use(registrarRequisicoes(log));
   app.use((_req, res, next) => {
     res.set('Link', LINKS);
@@ -192,7 +197,6 @@ async function montarApp(
 }
 
 executarProcesso('agente', async () => {
-  notasDoSdkNaLinha(log);
   const config = lerConfiguracao();
   const fio = config.console ? new FioMcp() : undefined;
   const armazenamento = await abrirArmazenamento({
