@@ -30,6 +30,7 @@ import { Acompanhamento } from './a2a/acompanhamento.js';
 import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { apresentarAgente } from './http/vaos.js';
+import { entradaDoAgente } from './http/iniciando.js';
 import { anotarAcesso, codigoNaResposta, errosDoPedido, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { comDesfechoRegistrado } from './http/desfecho.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -198,6 +199,10 @@ async function montarApp(
 
 executarProcesso('agente', async () => {
   const config = lerConfiguracao();
+  // Answered from the moment the port accepts: 503 and Retry-After until the app below serves (iniciando.ts).
+  const entrada = entradaDoAgente(log, config.limiteDoCorpoBytes);
+  const servidor = createServer(entrada.atender);
+  const porta = await escutar(servidor, config.porta, config.host);
   const fio = config.console ? new FioMcp() : undefined;
   const armazenamento = await abrirArmazenamento({
     ...config,
@@ -209,8 +214,6 @@ executarProcesso('agente', async () => {
   observar('ponte.a2a.tasks.paused', 'Tasks pausadas esperando a resposta do cliente (INPUT_REQUIRED ou AUTH_REQUIRED).', '{task}', () =>
     armazenamento.pausas.total(),
   );
-  const servidor = createServer();
-  const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
@@ -229,7 +232,7 @@ executarProcesso('agente', async () => {
     config.servidoresMcp &&
     (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
   const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
-  servidor.on('request', app);
+  entrada.abrir(app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
     `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}${grpc ? `, gRPC em ${grpc.endereco}` : ''}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : mcp.onde}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,

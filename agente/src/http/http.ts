@@ -116,7 +116,7 @@ function erroDoPedido(req: Request, registro: Registro): number | undefined {
 }
 
 /** Which error form a path's routes answer in: HTTP+JSON's under its base and for the console's data, JSON-RPC's elsewhere. */
-const bindingDoCaminho = (req: Request): Binding =>
+export const bindingDoCaminho = (req: Request): Binding =>
   [CAMINHO_REST, CAMINHO_CONSOLE].some((base) => req.path === base || req.path.startsWith(`${base}/`)) ? 'rest' : 'jsonrpc';
 
 /**
@@ -240,7 +240,7 @@ export function linhaDoPedido({ alvo, metodo, id, pedido, erro, traceparent, reg
 export type Binding = 'jsonrpc' | 'rest';
 
 /** HTTP+JSON status names (google.rpc.Code) the SDK's toRestErrorBody has no error class for. */
-const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED' };
+const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED', 503: 'UNAVAILABLE' };
 
 /**
  * Whether a request is a call on the JSON-RPC binding: a POST to its path,
