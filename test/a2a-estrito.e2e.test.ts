@@ -33,7 +33,7 @@ const mensagem = { messageId: 'm-estrito', role: 'ROLE_USER', parts: [{ text: 'l
 describe('A2A to the letter where the SDK is lenient', () => {
   const processos = ambosOsProcessos();
 
-  it('a JSON-RPC envelope that is not a Request object is -32600 InvalidRequest, with its id when it has a usable one', async () => {
+  it('a JSON-RPC envelope that is not a Request object is -32600 InvalidRequest (HTTP 200), with its id when it has a usable one', async () => {
     for (const [corpo, id] of [
       [{ jsonrpc: 'aaa', id: 1, method: 'SendMessage', params: {} }, 1],
       [{ jsonrpc: '1.0', id: 'a', method: 'SendMessage', params: {} }, 'a'],
@@ -43,7 +43,7 @@ describe('A2A to the letter where the SDK is lenient', () => {
       [[{ jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 't' } }], null],
     ] as const) {
       const { status, corpo: resposta } = await postarA2A(processos.agente.url, corpo);
-      assert.equal(status, 400, JSON.stringify(corpo));
+      assert.equal(status, 200, JSON.stringify(corpo));
       assert.equal(resposta.jsonrpc, '2.0');
       assert.equal(resposta.id, id, JSON.stringify(corpo));
       assert.equal(resposta.error?.code, -32600, JSON.stringify(corpo));
@@ -51,7 +51,45 @@ describe('A2A to the letter where the SDK is lenient', () => {
     }
   });
 
-  it('a negative historyLength is -32602 over JSON-RPC, as over HTTP+JSON, and creates nothing', async () => {
+  it('every JSON-RPC error on the JSON-RPC binding is HTTP 200 with its code and the request id (null when the body cannot be read)', async () => {
+    const enviar = (corpo: string, cabecalhos: Record<string, string> = {}, caminho = '/a2a') =>
+      fetch(new URL(caminho, processos.agente.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...cabecalhos },
+        body: corpo,
+      });
+    const pedido = (method: string, params: unknown, id: unknown = 'e1') => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    const casos: [nome: string, resposta: Promise<Response>, codigo: number, id: unknown, mensagem?: RegExp][] = [
+      ['JSON that does not parse', enviar('{"jsonrpc":'), -32700, null, /^Parse error/],
+      ['a string', enviar('"x"'), -32600, null, /^Invalid Request: o corpo deve ser um objeto/],
+      ['a number', enviar('1'), -32600, null, /^Invalid Request: o corpo deve ser um objeto/],
+      ['null', enviar('null'), -32600, null, /^Invalid Request: o corpo deve ser um objeto/],
+      ['an empty array', enviar('[]'), -32600, null, /^Invalid Request: o corpo deve ser um objeto/],
+      ['a batch', enviar(`[${pedido('GetTask', { id: 'x' })}]`), -32600, null, /^Invalid Request: A2A nao aceita lotes/],
+      ['a body over the limit', enviar(pedido('SendMessage', { x: 'x'.repeat(70_000) })), -32600, null, /^Corpo acima do limite/],
+      ['an unknown charset', enviar(pedido('GetTask', { id: 'x' }), { 'content-type': 'application/json; charset=latin-9' }), -32600, null],
+      ['no jsonrpc 2.0', enviar(JSON.stringify({ jsonrpc: '1.0', id: 'e1', method: 'GetTask' })), -32600, 'e1', /^Invalid Request: /],
+      ['NUL in the body', enviar(pedido('GetTask', { id: 'a\u0000b' })), -32602, 'e1', /^Invalid params: o corpo traz o caractere NUL/],
+      ['JSON nested too deep', enviar(pedido('SendMessage', JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`))), -32602, 'e1'],
+      ['a negative historyLength', enviar(pedido('GetTask', { id: 'x', historyLength: -1 }, 3)), -32602, 3, /historyLength/],
+      ['a timestamp not RFC 3339', enviar(pedido('ListTasks', { statusTimestampAfter: 'ontem' })), -32602, 'e1', /RFC 3339/],
+      ['NUL in the URL', enviar(pedido('GetTask', { id: 'x' }), {}, '/a2a?x=%00'), -32602, null, /NUL/],
+      ['a Content-Type not JSON (the SDK)', enviar(pedido('GetTask', { id: 'x' }), { 'content-type': 'text/plain' }), -32005, null],
+      ['an unknown method (the SDK)', enviar(pedido('Inexistente', {})), -32601, 'e1'],
+      ['an unknown Task (the handler)', enviar(pedido('GetTask', { id: 'nao-existe' }, 9)), -32001, 9],
+      ['an unknown Task, streamed (the handler)', enviar(pedido('SubscribeToTask', { id: 'nao-existe' })), -32001, 'e1'],
+      ['a version the card does not declare (the SDK)', enviar(pedido('GetTask', { id: 'x' }), { 'a2a-version': '9.9' }), -32009, 'e1'],
+    ];
+    for (const [nome, resposta, codigo, id, mensagem] of casos) {
+      const lida = await resposta;
+      const corpo = (await lida.json()) as Erro;
+      assert.equal(lida.status, 200, `${nome}: ${JSON.stringify(corpo)}`);
+      assert.deepEqual([corpo.jsonrpc, corpo.id, corpo.error?.code], ['2.0', id, codigo], nome);
+      if (mensagem) assert.match(corpo.error?.message ?? '', mensagem, nome);
+    }
+  });
+
+  it('a negative historyLength is -32602 over JSON-RPC (HTTP 200), as over HTTP+JSON (400), and creates nothing', async () => {
     for (const [method, params] of [
       ['GetTask', { id: 'qualquer', historyLength: -1 }],
       ['ListTasks', { historyLength: -1 }],
@@ -59,7 +97,7 @@ describe('A2A to the letter where the SDK is lenient', () => {
       ['ListTasks', { historyLength: 1.5 }],
     ] as const) {
       const { status, corpo } = await postarA2A(processos.agente.url, { jsonrpc: '2.0', id: 7, method, params });
-      assert.equal(status, 400, method);
+      assert.equal(status, 200, method);
       assert.deepEqual(corpo, {
         jsonrpc: '2.0',
         id: 7,
@@ -82,7 +120,7 @@ describe('A2A to the letter where the SDK is lenient', () => {
         method: 'ListTasks',
         params: { statusTimestampAfter: instante },
       });
-      assert.equal(status, 400, instante);
+      assert.equal(status, 200, instante);
       assert.equal(corpo.error?.code, -32602, instante);
       assert.equal(corpo.error.message, esperado);
       const rest = await fetch(new URL(`/rest/tasks?statusTimestampAfter=${encodeURIComponent(instante)}`, processos.agente.url));

@@ -30,7 +30,9 @@ import { Acompanhamento } from './a2a/acompanhamento.js';
 import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { apresentarAgente } from './http/vaos.js';
-import { anotarAcesso, errosDoPedido, notasDoSdkNaLinha, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { entradaDoAgente } from './http/iniciando.js';
+import { anotarAcesso, codigoNaResposta, errosDoPedido, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
+import { comDesfechoRegistrado } from './http/desfecho.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
 import { perfilGenerico } from './ponte/generico.js';
 import { Ponte } from './ponte/ponte.js';
@@ -101,24 +103,28 @@ async function montarApp(
   const assinatura = config.chaveDoCard && assinaturaDoCard(config.chaveDoCard, urlPublica);
   const vitrine = await Vitrine.abrir(card, documentosDe, assinatura, log);
   catalogo?.aoMudar(() => vitrine.republicar(cardAtual()));
-  const requestHandler = new Atendimento(
-    AgentCard.fromJSON(card),
-    tarefas,
-    new Conducao(ciclo, ponte, exclusao, varredura, fio),
-    ciclo,
-    exclusao,
-    push,
-    // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
-    new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
-    log,
-    (taskId) => ponte.cancelar(taskId),
-    config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
+  // Every transport calls the handler through the record of what it did, which each request's log line and span read.
+  const requestHandler = comDesfechoRegistrado(
+    new Atendimento(
+      AgentCard.fromJSON(card),
+      tarefas,
+      new Conducao(ciclo, ponte, exclusao, varredura, fio),
+      ciclo,
+      exclusao,
+      push,
+      // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
+      new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
+      log,
+      (taskId) => ponte.cancelar(taskId),
+      config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
+    ),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
   grpc?.servir(requestHandler, contextoA2A);
 
   const app = express();
   app.disable('x-powered-by');
+  app.set('json replacer', codigoNaResposta);
   app.use(registrarRequisicoes(log));
   app.use((_req, res, next) => {
     res.set('Link', LINKS);
@@ -149,7 +155,8 @@ async function montarApp(
   app.use(
     CAMINHO_A2A,
     portaria.exigir('jsonrpc'),
-    express.json({ limit: config.limiteDoCorpoBytes }),
+    // Any JSON value, not objects and arrays only: `"x"` or `1` is JSON (no -32700), and no Request object (-32600, estrito.ts).
+    express.json({ limit: config.limiteDoCorpoBytes, strict: false }),
     errosDoPedido(log, config.limiteDoCorpoBytes, 'jsonrpc'),
     pedidoAceitavel('jsonrpc'),
   );
@@ -191,8 +198,11 @@ async function montarApp(
 }
 
 executarProcesso('agente', async () => {
-  notasDoSdkNaLinha(log);
   const config = lerConfiguracao();
+  // Answered from the moment the port accepts: 503 and Retry-After until the app below serves (iniciando.ts).
+  const entrada = entradaDoAgente(log, config.limiteDoCorpoBytes);
+  const servidor = createServer(entrada.atender);
+  const porta = await escutar(servidor, config.porta, config.host);
   const fio = config.console ? new FioMcp() : undefined;
   const armazenamento = await abrirArmazenamento({
     ...config,
@@ -204,8 +214,6 @@ executarProcesso('agente', async () => {
   observar('ponte.a2a.tasks.paused', 'Tasks pausadas esperando a resposta do cliente (INPUT_REQUIRED ou AUTH_REQUIRED).', '{task}', () =>
     armazenamento.pausas.total(),
   );
-  const servidor = createServer();
-  const porta = await escutar(servidor, config.porta, config.host);
   // The card needs the bound port, so the app is built once listening.
   const local = urlLocal(config.host, porta);
   const urlPublica = config.urlPublica ?? local;
@@ -224,7 +232,7 @@ executarProcesso('agente', async () => {
     config.servidoresMcp &&
     (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
   const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
-  servidor.on('request', app);
+  entrada.abrir(app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
   log(
     `agente ouvindo em ${local.origin} (A2A em ${CAMINHO_A2A} e ${CAMINHO_REST}${grpc ? `, gRPC em ${grpc.endereco}` : ''}, card em ${CAMINHOS.card}${publica}, MCP em ${catalogo ? `${String(catalogo.lista().length)} skills de ${[...new Set(catalogo.lista().map((skill) => skill.conexao.nome))].join(', ')}` : mcp.onde}, Tasks em ${armazenamento.descricao}${config.identidades ? `, tokens para ${config.identidades.nomes.join(', ')}` : ''})`,

@@ -141,16 +141,16 @@ describe('hostile and broken input', () => {
   const postar = (url: string, corpo: string, headers: Record<string, string> = {}) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: corpo });
 
-  it('A2A: size limit, malformed JSON and wrong JSON-RPC shapes get JSON-RPC errors, never 5xx', async () => {
+  it('A2A: size limit, malformed JSON and wrong JSON-RPC shapes get JSON-RPC errors with HTTP 200, never 5xx', async () => {
     const a2aUrl = `${processos.agente.url}/a2a`;
     const grande = await postar(
       a2aUrl,
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { x: 'x'.repeat(70_000) } }),
     );
-    assert.equal(grande.status, 413);
+    assert.equal(grande.status, 200);
     assert.equal(codigoDoErro(await grande.json()), -32600);
     const quebrado = await postar(a2aUrl, '{"jsonrpc":');
-    assert.equal(quebrado.status, 400);
+    assert.equal(quebrado.status, 200);
     assert.equal(codigoDoErro(await quebrado.json()), -32700);
     const profundo = '['.repeat(30_000) + ']'.repeat(30_000);
     for (const corpo of [
@@ -182,7 +182,7 @@ describe('hostile and broken input', () => {
       [`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`, 'JSON aninhado alem de 64 niveis'],
     ] as const) {
       const resposta = await postar(a2aUrl, `{"jsonrpc":"2.0","id":"p1","method":"SendMessage","params":${params}}`);
-      assert.equal(resposta.status, 400);
+      assert.equal(resposta.status, 200);
       assert.deepEqual(await resposta.json(), {
         jsonrpc: '2.0',
         id: 'p1',
@@ -192,7 +192,7 @@ describe('hostile and broken input', () => {
     assert.equal((await fetch(`${processos.agente.url}/.well-known/agent-card.json`)).status, 200, 'still serving');
   });
 
-  it('A2A: an unknown charset or Content-Encoding, or a corrupt compressed body, is a 4xx JSON-RPC error', async () => {
+  it('A2A: an unknown charset or Content-Encoding, or a corrupt compressed body, is a JSON-RPC error with HTTP 200', async () => {
     const a2aUrl = `${processos.agente.url}/a2a`;
     const corpo = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}';
     const casos: Record<string, string>[] = [
@@ -202,7 +202,7 @@ describe('hostile and broken input', () => {
     ];
     for (const headers of casos) {
       const resposta = await postar(a2aUrl, corpo, headers);
-      assert.ok(resposta.status >= 400 && resposta.status < 500, `${JSON.stringify(headers)} -> ${resposta.status}`);
+      assert.equal(resposta.status, 200, JSON.stringify(headers));
       assert.equal(codigoDoErro(await resposta.json()), -32600);
     }
   });
@@ -231,7 +231,7 @@ describe('hostile and broken input', () => {
     }
     // No database text column takes NUL: refused before any Task exists, the same with or without TASKS_DB.
     const comNul = await enviar(processos.agente.url, 'reservar sala=sala-aquario responsavel=\u0000');
-    assert.equal(comNul.status, 400);
+    assert.equal(comNul.status, 200);
     assert.deepEqual(comNul.corpo.error, {
       code: -32602,
       message: 'Invalid params: o corpo traz o caractere NUL (\\u0000), que nao e aceito',

@@ -10,13 +10,13 @@
  *  - the request checked as http.ts checks a body (NUL, historyLength...),
  *    and a message that is not the method's protobuf refused as the
  *    client's mistake, INVALID_ARGUMENT (grpc-js would say INTERNAL);
- *  - one log line per call, written by http.ts's linhaDoPedido, with the
- *    SDK's console notes in it, and error messages cut by mensagemContida.
+ *  - one log line per call, written by http.ts's linhaDoPedido from what
+ *    the request handler recorded (desfecho.ts) and the call's status, and
+ *    error messages cut by mensagemContida.
  * No Origin rule: a browser cannot call this listener (gRPC over HTTP/2
  * without TLS, which no browser speaks), so no page can be rebound to it.
  */
 import { isIPv6 } from 'node:net';
-import { TaskState } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
@@ -81,24 +81,6 @@ const SERVICO: ServiceDefinition = Object.fromEntries(
 const valores = (metadados: Metadata | undefined, chave: string): string[] =>
   (metadados?.get(chave) ?? []).map((valor) => valor.toString());
 
-/**
- * A gRPC answer as linhaDoPedido reads the other bindings' JSON: the Task or
- * event inside a oneof, its state by name. Any other answer (a list, a
- * push config) is left out, and the line names the Task the request names.
- */
-function noFormatoJson(resposta: unknown): unknown {
-  const carga = objeto(objeto(resposta)?.payload);
-  const evento = objeto(carga ? carga.value : resposta);
-  const estado = objeto(evento?.status)?.state;
-  if (!carga && typeof estado !== 'number') return undefined;
-  return {
-    id: evento?.id,
-    taskId: evento?.taskId,
-    contextId: evento?.contextId,
-    status: typeof estado === 'number' ? { state: TaskState[estado] } : undefined,
-  };
-}
-
 function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
   return (metodo, chamada) => {
     const comeco = performance.now();
@@ -111,7 +93,6 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
       noFluxo(cancelada.signal, () => noRegistro(registro, () => (registro.vao ? registro.vao.dentro(seguir) : seguir())));
     let metadados: Metadata | undefined;
     let pedido: unknown;
-    let respondido: unknown;
     let escrita = false;
     const escrever = (codigo: Status, inteiro: boolean) => {
       if (escrita) return;
@@ -123,7 +104,7 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
           id: '-',
           pedido,
           // A client gone mid-stream is told by its last event, as on HTTP.
-          respondido: codigo === Status.OK || !inteiro ? noFormatoJson(respondido) : { error: { code: Status[codigo] } },
+          erro: codigo === Status.OK || !inteiro ? undefined : Status[codigo],
           traceparent: valores(metadados, 'traceparent')[0],
           registro,
           desfecho: { grpc: Status[codigo] },
@@ -170,10 +151,6 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
       chamada,
       new ResponderBuilder()
         .withStart((seguir) => seguir(ouvinte))
-        .withSendMessage((mensagem: unknown, seguir) => {
-          respondido = mensagem;
-          seguir(mensagem);
-        })
         .withSendStatus((status, seguir) => {
           escrever(status.code, true);
           seguir({ ...status, details: mensagemContida(status.details) });

@@ -2,7 +2,10 @@
  * What A2A v1.0 asks of a request that @a2a-js/sdk 1.3 lets through, or
  * answers with another code: checked before the SDK sees the request.
  * - A JSON-RPC envelope that is not a Request object is -32600 (§9.5); the
- *   SDK answers -32602.
+ *   SDK answers -32602. So is a body that is JSON but no object (`"x"`, `1`,
+ *   `null`, `[]`), as JSON-RPC 2.0 asks. A non-empty array is a JSON-RPC
+ *   batch, which A2A does not define: it is refused whole, with one -32600
+ *   answer (id null), not an array of answers, so no call in it runs.
  * - `historyLength` is a non-negative integer on every binding; the SDK
  *   refuses a negative one over HTTP+JSON only.
  * - A timestamp is RFC 3339 (§5.6.1); the SDK reads `statusTimestampAfter`
@@ -13,19 +16,16 @@ import { objeto } from 'compartilhado/log';
 /** RFC 3339 date-time: a date, T, a time, and a zone (Z or an offset). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
-export type IdJsonRpc = string | number | null;
-
-/** Why a body is no JSON-RPC Request object, with the id to answer under (null when it has none usable). */
-export function envelopeInvalido(corpo: unknown): { readonly id: IdJsonRpc; readonly motivo: string } | undefined {
+/** Why a body is no JSON-RPC Request object; the answer's id is read from it as for any error (http.ts's responderErro). */
+export function envelopeInvalido(corpo: unknown): string | undefined {
+  if (Array.isArray(corpo) && corpo.length > 0) return 'A2A nao aceita lotes (batch) JSON-RPC: envie um pedido por vez';
   const pedido = objeto(corpo);
-  if (!pedido) return { id: null, motivo: 'o corpo deve ser um objeto JSON-RPC 2.0' };
+  if (!pedido) return 'o corpo deve ser um objeto JSON-RPC 2.0';
   const { id } = pedido;
-  const idValido = id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
-  const responderA: IdJsonRpc = idValido && id !== undefined ? id : null;
-  if (pedido.jsonrpc !== '2.0') return { id: responderA, motivo: '"jsonrpc" deve ser "2.0"' };
-  if (typeof pedido.method !== 'string' || pedido.method === '') return { id: responderA, motivo: '"method" deve ser um texto' };
-  if (!idValido) return { id: null, motivo: '"id" deve ser texto, numero ou null' };
-  if (pedido.params !== undefined && !objeto(pedido.params)) return { id: responderA, motivo: '"params" deve ser um objeto' };
+  if (pedido.jsonrpc !== '2.0') return '"jsonrpc" deve ser "2.0"';
+  if (typeof pedido.method !== 'string' || pedido.method === '') return '"method" deve ser um texto';
+  if (!(id === undefined || id === null || typeof id === 'string' || typeof id === 'number')) return '"id" deve ser texto, numero ou null';
+  if (pedido.params !== undefined && !objeto(pedido.params)) return '"params" deve ser um objeto';
   return undefined;
 }
 

@@ -1,16 +1,18 @@
 /**
  * The agent's HTTP front around the SDK's express handlers (JSON-RPC and
- * HTTP+JSON): one log line per request, a URL with NUL refused before any
- * route, body errors answered in the binding's error form before the SDK
- * sees the request, error messages kept short whoever wrote them, and the
- * SDK's console.error notes moved into the request's own line. Everything
- * A2A past that is the SDK's.
+ * HTTP+JSON): one log line per request, from what was recorded while it ran
+ * (desfecho.ts records what the request handler did), a URL with NUL
+ * refused before any route, body errors answered in the binding's error
+ * form before the SDK sees the request, and error messages kept short
+ * whoever wrote them. Everything A2A past that is the SDK's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { A2A_ERROR_CODE, RequestMalformedError, toRestErrorBody } from '@a2a-js/sdk/errors';
+import { inspect } from 'node:util';
+import { A2A_ERROR_CODE, RequestMalformedError, restStatusFor, toRestErrorBody } from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { erroJsonRpc } from 'compartilhado/contrato';
 import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhado/entrada';
-import { lerJson, problemaNoJson } from 'compartilhado/json';
+import { problemaNoJson } from 'compartilhado/json';
 import { campos, objeto } from 'compartilhado/log';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { CAMINHO_A2A, CAMINHO_CONSOLE, CAMINHO_REST } from '../a2a/card.js';
@@ -19,10 +21,22 @@ import { lerTraceparent } from '../ponte/trace.js';
 import { abrirVaoA2A, encerrarVaoA2A, metodoDaRota, type Rota } from './vaos.js';
 import { telemetriaLigada, type Vao } from 'compartilhado/telemetria';
 
-/** What a request's line says beyond its answer, filled while it runs. */
+/** What the request handler answered of a Task (desfecho.ts). */
+export interface Resultado {
+  readonly task?: string;
+  /** TASK_STATE_*: in a stream, its latest event's. */
+  readonly estado?: string;
+  readonly contextId?: string;
+}
+
+/** What a request's line says, recorded while it runs. */
 export interface Registro {
-  nota?: string;
-  terminado?: boolean;
+  /** What the request handler answered; a stream's latest event wins. */
+  resultado?: Resultado;
+  /** The error the request handler threw. */
+  falha?: unknown;
+  /** The error code a JSON answer carried (JSON-RPC's code, HTTP+JSON's status), as serialized (codigoNaResposta). */
+  erro?: number;
   /** The caller's identity, with AGENTE_TOKENS. */
   quem?: string;
   /** Why the request was refused: by AGENTE_TOKENS (never the header's value) or by the Origin rule. */
@@ -43,125 +57,94 @@ export function anotarAcesso(identidade: { readonly quem: string } | { readonly 
   if (registro) Object.assign(registro, identidade);
 }
 
-/** A note is a hint for whoever reads the log, cut short: the SDK may quote what the client sent. */
-const TAMANHO_MAXIMO_DA_NOTA = 300;
+/** What the request handler answered, for the current request's line (desfecho.ts). */
+export function anotarResultado(resultado: Resultado): void {
+  const registro = registroAtual.getStore();
+  if (registro) registro.resultado = { ...registro.resultado, ...resultado };
+}
 
-/**
- * @a2a-js/sdk reports handled errors with console.error and a stack trace,
- * and oddities (a tenant in the body unlike the URL's) with console.warn,
- * quoting the client. Inside a request they become that request's `nota=`;
- * outside one (or once its line is written) they are still written as one
- * escaped line, so no client can split or forge a log line.
- */
-export function notasDoSdkNaLinha(log: (linha: string) => void): void {
-  const anotar = (partes: unknown[]) => {
-    const erro = partes.find((parte): parte is Error => parte instanceof Error);
-    const causa = erro?.cause instanceof Error ? ` (${erro.cause.message})` : '';
-    const nota = (erro ? `${erro.name}: ${erro.message}${causa}` : partes.map(String).join(' ')).slice(0, TAMANHO_MAXIMO_DA_NOTA);
-    const registro = registroAtual.getStore();
-    if (!registro || registro.terminado) log(`sdk ${campos({ nota })}`);
-    else registro.nota = registro.nota ? `${registro.nota}; ${nota}` : nota;
-  };
-  console.error = (...partes: unknown[]) => {
-    anotar(partes);
-  };
-  console.warn = console.error;
+/** The error the request handler threw, for the current request's line (desfecho.ts). */
+export function anotarFalha(erro: unknown): void {
+  const registro = registroAtual.getStore();
+  if (registro) registro.falha = erro;
 }
 
 /**
- * The Task a request or its answer names, and the state it reached (or the
- * error code). The answer is the object given to res.json, or a stream's
- * last event; JSON-RPC wraps it in `result`, HTTP+JSON sends it bare.
+ * Express's `json replacer` (app.set), called by res.json once per answer
+ * at its root and then for each key. An error answer's message is cut by
+ * mensagemContida: the SDK writes the client's A2A-Version header, Task
+ * id, role or Content-Type into its messages, whole. And its code is noted
+ * for the line: the SDK's transports answer some requests (a Content-Type,
+ * a version or a method they refuse) without calling the request handler,
+ * so the answer is the one place that code exists.
  */
-function doResultado(pedido: unknown, respondido: unknown): { task: unknown; estado: unknown; contextId: unknown } {
-  const resposta = objeto(respondido);
-  const erro = objeto(resposta?.error);
-  const resultado = resposta && 'jsonrpc' in resposta ? objeto(resposta.result) : resposta;
-  const evento = objeto(resultado?.task) ?? objeto(resultado?.statusUpdate) ?? objeto(resultado?.artifactUpdate) ?? resultado;
-  const params = objeto(objeto(pedido)?.params) ?? objeto(pedido);
-  const ids = erro ? [] : [evento?.id, evento?.taskId];
-  // A push-config request names its Task as taskId and its config as id.
-  const taskId =
-    [...ids, objeto(params?.message)?.taskId, params?.taskId, params?.id].find((id) => typeof id === 'string' && id !== '') ?? '-';
-  return {
-    task: taskId,
-    estado: erro ? `erro ${String(erro.code)}` : (objeto(evento?.status)?.state ?? '-'),
-    contextId: evento?.contextId,
-  };
-}
-
-/**
- * A JSON answer whose error message (JSON-RPC's `error.message`, HTTP+JSON's
- * too) is cut by mensagemContida: the SDK writes the client's A2A-Version
- * header, Task id, role or Content-Type into its messages, whole, and every
- * answer of either binding but a stream's later events goes through res.json.
- */
-function comMensagemContida(valor: unknown): unknown {
+export function codigoNaResposta(this: unknown, chave: string, valor: unknown): unknown {
+  if (chave !== '') return valor;
   const erro = objeto(objeto(valor)?.error);
-  if (typeof erro?.message !== 'string') return valor;
+  if (!erro) return valor;
+  const registro = registroAtual.getStore();
+  if (registro && typeof erro.code === 'number') registro.erro = erro.code;
+  if (typeof erro.message !== 'string') return valor;
   const contida = mensagemContida(erro.message);
   return contida === erro.message ? valor : { ...objeto(valor), error: { ...erro, message: contida } };
 }
 
+/** A note is a hint for whoever reads the log, cut short: an error's message may quote what the client sent. */
+const TAMANHO_MAXIMO_DA_NOTA = 300;
+
+/** The handler's error as the line's `nota`: its name, message and cause. */
+function notaDa(falha: unknown): string | undefined {
+  if (!(falha instanceof Error)) return falha === undefined ? undefined : inspect(falha).slice(0, TAMANHO_MAXIMO_DA_NOTA);
+  const causa = falha.cause instanceof Error ? ` (${falha.cause.message})` : '';
+  return `${falha.name}: ${falha.message}${causa}`.slice(0, TAMANHO_MAXIMO_DA_NOTA);
+}
+
+/** The Task a request names: a message's taskId, a push config's taskId, a Task's id. */
+function taskNomeada(pedido: unknown): unknown {
+  const params = objeto(objeto(pedido)?.params) ?? objeto(pedido);
+  return [objeto(params?.message)?.taskId, params?.taskId, params?.id].find((id) => typeof id === 'string' && id !== '');
+}
+
 /**
- * A stream's last event, from the text the SDK wrote it as: `data: <json>`,
- * after `event: error` for an error, and after its `id:` line (sse.ts). The SDK's express handlers iterate the
- * request handler's events and serialize each inside themselves, so the
- * written text is the only place this layer sees a streamed event; it is
- * read once, when the stream ends.
+ * The error code an HTTP answer carried: noted as it was serialized, or,
+ * for an error in the middle of a stream (written as an SSE event, no JSON
+ * answer), the code the SDK maps the handler's error to on that binding.
  */
-function ultimoEvento(escrito: unknown): unknown {
-  const texto = typeof escrito === 'string' ? escrito : Buffer.isBuffer(escrito) ? escrito.toString() : '';
-  return lerJson(texto.replace(/^(id: \d+\n)?(event: \w+\n)?data: /, ''));
+function erroDoPedido(req: Request, registro: Registro): number | undefined {
+  if (registro.erro !== undefined || registro.falha === undefined) return registro.erro;
+  return bindingDoCaminho(req) === 'rest' ? restStatusFor(registro.falha) : JsonRpcTransportHandler.mapToJSONRPCError(registro.falha).code;
 }
 
 /** Which error form a path's routes answer in: HTTP+JSON's under its base and for the console's data, JSON-RPC's elsewhere. */
-const bindingDoCaminho = (req: Request): Binding =>
+export const bindingDoCaminho = (req: Request): Binding =>
   [CAMINHO_REST, CAMINHO_CONSOLE].some((base) => req.path === base || req.path.startsWith(`${base}/`)) ? 'rest' : 'jsonrpc';
 
 /**
  * The first handler of every request. One stderr line per request: method,
  * JSON-RPC id, task, state reached, trace-id, HTTP status, duration. The
- * state is what the handler answered: the object it gave res.json, or a
- * stream's last event (ultimoEvento); any other body (the card, the
- * console's files) is never read. A stream is logged when it ends; a
- * client that left before the end is said so. Every JSON answer's error message is kept
- * short (comMensagemContida). And a URL that names NUL is refused here, on
- * every route alike: a Task id with NUL would reach PostgreSQL, which
- * refuses NUL in text, as a database failure (500) instead of the client's
- * mistake.
+ * Task and its state are what the request handler recorded (desfecho.ts);
+ * no body is read back. A stream is logged when it ends; a client that
+ * left before the end is said so. And a URL that names NUL is refused
+ * here, on every route alike: a Task id with NUL would reach PostgreSQL,
+ * which refuses NUL in text, as a database failure (500) instead of the
+ * client's mistake.
  */
 export function registrarRequisicoes(log: (linha: string) => void): RequestHandler {
   return (req, res, next) => {
     const comeco = performance.now();
     const registro: Registro = {};
-    // A JSON answer is logged from the object the handler gave res.json, not parsed back from the text it becomes.
-    let respondido: unknown;
-    const json = res.json.bind(res);
-    res.json = ((valor: unknown) => {
-      respondido = comMensagemContida(valor);
-      return json(respondido);
-    }) as Response['json'];
-    // A stream's events are written one by one (res.write); only the last is read, once (ultimoEvento).
-    let escrito: unknown;
-    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-    res.write = ((parte: unknown, ...resto: unknown[]) => {
-      escrito = parte;
-      return write(parte, ...resto);
-    }) as Response['write'];
     res.on('close', () => {
       const pedido: unknown = req.body;
       // Only a JSON-RPC body has a request id; a REST body's `id` is a Task's or a config's.
       const recebido = objeto(pedido);
       const jsonRpc = recebido && 'jsonrpc' in recebido ? recebido : undefined;
-      const fluxo = escrito !== undefined && String(res.getHeader('content-type')).startsWith('text/event-stream');
       log(
         linhaDoPedido({
           alvo: `${req.method} ${req.originalUrl}`,
           metodo: jsonRpc?.method ?? '-',
           id: JSON.stringify(jsonRpc?.id ?? null),
           pedido,
-          respondido: respondido ?? (fluxo ? ultimoEvento(escrito) : undefined),
+          erro: erroDoPedido(req, registro),
           traceparent: req.headers.traceparent,
           registro,
           desfecho: { http: res.statusCode },
@@ -206,8 +189,8 @@ export interface Pedido {
   readonly id: string;
   /** The request's parameters (a JSON-RPC body, a REST body, a gRPC request message). */
   readonly pedido: unknown;
-  /** The answer in its A2A JSON form (a JSON-RPC envelope or bare), or `{error: {code}}`. */
-  readonly respondido: unknown;
+  /** The error the binding answered, by its own name for it (a JSON-RPC code, an HTTP status, a gRPC status); none for a success. */
+  readonly erro: number | string | undefined;
   readonly traceparent: string | string[] | undefined;
   readonly registro: Registro;
   /** The binding's own outcome field: `{http: 200}`, `{grpc: 'OK'}`. */
@@ -219,10 +202,12 @@ export interface Pedido {
 }
 
 /** The line of a request that ended: method, id, task, state reached, trace-id, who, the binding's outcome, duration; never a token. */
-export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparent, registro, desfecho, inteiro, comeco }: Pedido): string {
-  registro.terminado = true;
-  const { task, estado, contextId } = doResultado(pedido, respondido);
-  const { vao, rota } = registro;
+export function linhaDoPedido({ alvo, metodo, id, pedido, erro, traceparent, registro, desfecho, inteiro, comeco }: Pedido): string {
+  const { vao, rota, resultado, falha } = registro;
+  const task = resultado?.task ?? taskNomeada(pedido) ?? '-';
+  const estado = erro === undefined ? (resultado?.estado ?? '-') : `erro ${String(erro)}`;
+  const contextId = resultado?.contextId;
+  const nota = notaDa(falha);
   if (vao) {
     const params = objeto(objeto(pedido)?.params) ?? objeto(pedido);
     encerrarVaoA2A(vao, {
@@ -246,7 +231,7 @@ export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparen
     ...(registro.recusa ? { recusa: registro.recusa } : {}),
     ...desfecho,
     ...(inteiro ? {} : { cliente: 'saiu antes do fim' }),
-    ...(registro.nota ? { nota: registro.nota } : {}),
+    ...(nota ? { nota } : {}),
   });
   return `${alvo} ${linha} ${(performance.now() - comeco).toFixed(1)}ms`;
 }
@@ -255,12 +240,31 @@ export function linhaDoPedido({ alvo, metodo, id, pedido, respondido, traceparen
 export type Binding = 'jsonrpc' | 'rest';
 
 /** HTTP+JSON status names (google.rpc.Code) the SDK's toRestErrorBody has no error class for. */
-const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED' };
+const NOMES_REST: Readonly<Record<number, string>> = { 401: 'UNAUTHENTICATED', 429: 'RESOURCE_EXHAUSTED', 503: 'UNAVAILABLE' };
+
+/**
+ * Whether a request is a call on the JSON-RPC binding: a POST to its path,
+ * as express routes it (any case, a trailing slash).
+ */
+const chamadaJsonRpc = (req: Request): boolean =>
+  req.method === 'POST' && (req.originalUrl.split('?')[0] ?? '').replace(/(.)\/$/, '$1').toLowerCase() === CAMINHO_A2A;
+
+/**
+ * The HTTP statuses a JSON-RPC error keeps on its binding: a refusal at
+ * the door, whose header the client acts on (401 with WWW-Authenticate, 429
+ * with Retry-After), and a server fault, answered 500 as the SDK answers
+ * its own -32603.
+ */
+const STATUS_PROPRIOS_NO_JSON_RPC: ReadonlySet<number> = new Set([401, 429, 500]);
 
 /**
  * `codigo` is the JSON-RPC error code; HTTP+JSON names the error by `status`
  * alone. `pedido` is the parsed body, when there is one: a JSON-RPC error
- * answers its id (null when it has none that is valid).
+ * answers its id (null when it has none that is valid). On the JSON-RPC
+ * binding itself the answer is HTTP 200, as the SDK answers its own errors:
+ * a JSON-RPC client reads the error from the body, and takes any other
+ * status for a transport failure before it reads the code. Elsewhere (the
+ * card's path, an unknown one) `status` stands.
  */
 export function responderErro(
   res: Response,
@@ -272,7 +276,8 @@ export function responderErro(
 ): void {
   if (binding === 'jsonrpc') {
     const id = objeto(pedido)?.id;
-    res.status(status).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
+    const http = chamadaJsonRpc(res.req) && !STATUS_PROPRIOS_NO_JSON_RPC.has(status) ? 200 : status;
+    res.status(http).json(erroJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null, codigo, mensagem));
     return;
   }
   const proprio = NOMES_REST[status];
@@ -324,9 +329,14 @@ export const problemaNoPedido = (corpo: unknown, params: Readonly<Record<string,
 export function pedidoAceitavel(binding: Binding): RequestHandler {
   return (req, res, next) => {
     if (binding === 'jsonrpc') {
+      // A body of another media type is not read here: the SDK refuses it as -32005 ContentTypeNotSupported, no malformed envelope.
+      if (req.headers['content-type'] !== undefined && !req.is('application/json')) {
+        next();
+        return;
+      }
       const envelope = envelopeInvalido(req.body);
       if (envelope) {
-        res.status(400).json(erroJsonRpc(envelope.id, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${envelope.motivo}`));
+        responderErro(res, 400, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid Request: ${envelope}`, binding, req.body);
         return;
       }
     }

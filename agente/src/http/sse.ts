@@ -1,12 +1,17 @@
 /**
  * SSE event ids on the A2A streams. The SDK's express handlers write each
- * streamed event themselves, as `data: <json>\n\n` with no `id:` line
- * (formatSSEEvent in @a2a-js/sdk/dist/server/express); the request
- * handler knows each event's place in its Task's log. Through the
- * request's slot the handler names the id of the event it hands out next,
- * and the SDK's next `data:` write carries it: the event's JSON is the
- * SDK's, byte for byte. The slot also says when the client is gone, so a
- * stream that follows a Task stops waiting for it.
+ * streamed event themselves, `res.write(formatSSEEvent(event))`, as
+ * `data: <json>\n\n` with no `id:` line (jsonRpcHandler and restHandler
+ * in @a2a-js/sdk/dist/server/express), and take no option that could add
+ * one: their options are requestHandler, userBuilder, contextBuilder and
+ * legacyCompat (JsonRpcHandlerOptions, RestHandlerOptions), and an event
+ * of StreamResponse has no field for it. The request handler knows each
+ * event's place in its Task's log: through the request's slot it names the
+ * id of the event it hands out next, and the SDK's next `data:` write
+ * carries it, the event's JSON the SDK's byte for byte. This is the one
+ * place a `res` method is wrapped, for want of any other way. The slot also
+ * says when the client is gone, so a stream that follows a Task stops
+ * waiting for it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestHandler, Response } from 'express';
