@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle>]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle> --so-mcp]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     pausadas: { type: 'string', default: '10000' },
     // An agent bundle built from an earlier commit, measured beside this one in the same run (see README Desempenho).
     'agente-antes': { type: 'string' },
+    // Only the SDK floor and our two MCP tools, in a few seconds: for work on the MCP server alone.
+    'so-mcp': { type: 'boolean', default: false },
   },
 });
 const SEGUNDOS = Number(values.segundos);
@@ -256,6 +258,30 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
 
 const segredo = randomBytes(32).toString('hex');
 
+const pisoDoSdk = async () => {
+  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
+  return { sdk, pisoSdk: await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]) };
+};
+const consultarGaragem = () => [
+  chamarFerramenta('consultar_disponibilidade', {
+    sala: 'sala-garagem',
+    inicio: '2026-11-03T14:00:00-03:00',
+    fim: '2026-11-03T15:00:00-03:00',
+  }),
+];
+/** Each request books a slot never asked for before. */
+const reservarLivre =
+  (vaga = vagas()) =>
+  () => [
+    {
+      ...chamarFerramenta(FERRAMENTAS.reservar, {}),
+      setupRequest: (req: autocannon.Request) => ({
+        ...req,
+        body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: vaga() }),
+      }),
+    },
+  ];
+
 /** An OTLP/HTTP endpoint that reads each export whole and answers 200, counting them: the cheapest collector there is. */
 async function coletorMudo(): Promise<{ url: string; lotes: () => number; fechar: () => void }> {
   let lotes = 0;
@@ -295,14 +321,48 @@ const subir = async (arquivo: string, env: Record<string, string>) => {
   return processo;
 };
 
-try {
-  process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
+/** The table on stdout, the rows and ratios as JSON in bench/resultados/. */
+function publicar(razoes: Record<string, number>, extras: object): void {
+  const tabela = [
+    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
+    '',
+    '| razao | valor |',
+    '| --- | ---: |',
+    ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
+  ].join('\n');
+  process.stdout.write(`\n${tabela}\n`);
+  mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
+  const saida = new URL(values.saida, RAIZ);
+  writeFileSync(
+    saida,
+    JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),
+  );
+  process.stderr.write(`resultado em ${saida.pathname}\n`);
+}
+
+async function soMcp(): Promise<void> {
+  const { sdk, pisoSdk } = await pisoDoSdk();
+  await sdk.parar();
+  const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
+  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
+  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre());
+  publicar(
+    {
+      'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
+      'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
+    },
+    {},
+  );
+}
+
+async function completo(): Promise<void> {
   const bruto = await subir('scripts/bench/piso-bruto.ts', {});
   const pisoBruto = await aquecerEMedir('piso bruto (node:http)', bruto.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
   await bruto.parar();
 
-  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
-  const pisoSdk = await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
+  const { sdk, pisoSdk } = await pisoDoSdk();
   // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
   // also makes one tools/call through the official MCP client, to the SDK floor above.
   const enviarQualquer = (): autocannon.Request[] => [
@@ -317,25 +377,7 @@ try {
   await sdk.parar();
 
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
-  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, () => [
-    chamarFerramenta('consultar_disponibilidade', {
-      sala: 'sala-garagem',
-      inicio: '2026-11-03T14:00:00-03:00',
-      fim: '2026-11-03T15:00:00-03:00',
-    }),
-  ]);
-  /** Each request books a slot never asked for before. */
-  const reservarLivre =
-    (vaga = vagas()) =>
-    () => [
-      {
-        ...chamarFerramenta(FERRAMENTAS.reservar, {}),
-        setupRequest: (req: autocannon.Request) => ({
-          ...req,
-          body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: vaga() }),
-        }),
-      },
-    ];
+  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
   const emMemoria = reservarLivre();
   const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria);
   const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
@@ -539,23 +581,12 @@ try {
     'KiB de RSS do agente por Task pausada, depois de um GC completo (alvo <= 8)': rss.kibDepoisDoGc,
   };
 
-  const tabela = [
-    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
-    '',
-    '| razao | valor |',
-    '| --- | ---: |',
-    ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
-  ].join('\n');
-  process.stdout.write(`\n${tabela}\n`);
-  mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
-  const saida = new URL(values.saida, RAIZ);
-  writeFileSync(
-    saida,
-    JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),
-  );
-  process.stderr.write(`resultado em ${saida.pathname}\n`);
+  publicar(razoes, extras);
+}
+
+try {
+  process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
+  await (values['so-mcp'] ? soMcp() : completo());
 } finally {
   await Promise.all(processos.map((processo) => processo.parar()));
 }
