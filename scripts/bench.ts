@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     // Rounds of the transaction count (the median is printed); --so-transacoes runs nothing else.
     transacoes: { type: 'string', default: '3' },
     'so-transacoes': { type: 'boolean', default: false },
+    // Only the SDK floor and our two MCP tools, in a few seconds: for work on the MCP server alone.
+    'so-mcp': { type: 'boolean', default: false },
   },
 });
 const SEGUNDOS = Number(values.segundos);
@@ -262,6 +264,30 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
 
 const segredo = randomBytes(32).toString('hex');
 
+const pisoDoSdk = async () => {
+  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
+  return { sdk, pisoSdk: await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]) };
+};
+const consultarGaragem = () => [
+  chamarFerramenta('consultar_disponibilidade', {
+    sala: 'sala-garagem',
+    inicio: '2026-11-03T14:00:00-03:00',
+    fim: '2026-11-03T15:00:00-03:00',
+  }),
+];
+/** Each request books a slot never asked for before. */
+const reservarLivre =
+  (vaga = vagas()) =>
+  () => [
+    {
+      ...chamarFerramenta(FERRAMENTAS.reservar, {}),
+      setupRequest: (req: autocannon.Request) => ({
+        ...req,
+        body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: vaga() }),
+      }),
+    },
+  ];
+
 /** An OTLP/HTTP endpoint that reads each export whole and answers 200, counting them: the cheapest collector there is. */
 async function coletorMudo(): Promise<{ url: string; lotes: () => number; fechar: () => void }> {
   let lotes = 0;
@@ -301,31 +327,66 @@ const subir = async (arquivo: string, env: Record<string, string>) => {
   return processo;
 };
 
-process.stderr.write(`bench: transacoes no banco de Tasks por pedido, ${values.transacoes} rodadas\n`);
-const contagem = await contarTransacoes(Number(values.transacoes));
-process.stderr.write(`${detalhar(contagem)}\n`);
-const tipos = Object.keys(TIPOS) as Tipo[];
-const transacoes = tipos.map((tipo) => medidaMediana(contagem, tipo));
-const tabelaDeTransacoes = [
-  `| transacoes por pedido (PostgreSQL, log de comandos, mediana de ${values.transacoes}; alvo <= 3 sem pausa e na resposta) | ${tipos.join(' | ')} |`,
-  `| --- |${' ---: |'.repeat(tipos.length)}`,
-  `| banco de Tasks (agente) | ${transacoes.map((medida) => String(medida.tarefas.length)).join(' | ')} |`,
-  `| banco de reservas (servidor MCP) | ${transacoes.map((medida) => String(medida.reservas)).join(' | ')} |`,
-].join('\n');
-if (values['so-transacoes']) {
-  process.stdout.write(`\n${tabelaDeTransacoes}\n`);
-  // Nothing else was started: the scenarios below are skipped whole.
-  process.exit(0);
+/** Transactions per request on a PostgreSQL Tasks database, counted from its statement log: the counts and their table. */
+async function medirTransacoes() {
+  process.stderr.write(`bench: transacoes no banco de Tasks por pedido, ${values.transacoes} rodadas\n`);
+  const contagem = await contarTransacoes(Number(values.transacoes));
+  process.stderr.write(`${detalhar(contagem)}\n`);
+  const tipos = Object.keys(TIPOS) as Tipo[];
+  const transacoes = tipos.map((tipo) => medidaMediana(contagem, tipo));
+  const tabela = [
+    `| transacoes por pedido (PostgreSQL, log de comandos, mediana de ${values.transacoes}; alvo <= 3 sem pausa e na resposta) | ${tipos.join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(tipos.length)}`,
+    `| banco de Tasks (agente) | ${transacoes.map((medida) => String(medida.tarefas.length)).join(' | ')} |`,
+    `| banco de reservas (servidor MCP) | ${transacoes.map((medida) => String(medida.reservas)).join(' | ')} |`,
+  ].join('\n');
+  return { contagem, tabela };
 }
 
-try {
-  process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
+/** The table on stdout, the rows and ratios as JSON in bench/resultados/. */
+function publicar(razoes: Record<string, number>, extras: object, rodape = ''): void {
+  const tabela = [
+    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
+    '',
+    '| razao | valor |',
+    '| --- | ---: |',
+    ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
+    ...(rodape ? ['', rodape] : []),
+  ].join('\n');
+  process.stdout.write(`\n${tabela}\n`);
+  mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
+  const saida = new URL(values.saida, RAIZ);
+  writeFileSync(
+    saida,
+    JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),
+  );
+  process.stderr.write(`resultado em ${saida.pathname}\n`);
+}
+
+async function soMcp(): Promise<void> {
+  const { sdk, pisoSdk } = await pisoDoSdk();
+  await sdk.parar();
+  const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
+  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
+  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre());
+  publicar(
+    {
+      'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
+      'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
+    },
+    {},
+  );
+}
+
+async function completo(): Promise<void> {
+  const { contagem, tabela: tabelaDeTransacoes } = await medirTransacoes();
   const bruto = await subir('scripts/bench/piso-bruto.ts', {});
   const pisoBruto = await aquecerEMedir('piso bruto (node:http)', bruto.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
   await bruto.parar();
 
-  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
-  const pisoSdk = await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
+  const { sdk, pisoSdk } = await pisoDoSdk();
   // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
   // also makes one tools/call through the official MCP client, to the SDK floor above.
   const enviarQualquer = (): autocannon.Request[] => [
@@ -340,25 +401,7 @@ try {
   await sdk.parar();
 
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
-  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, () => [
-    chamarFerramenta('consultar_disponibilidade', {
-      sala: 'sala-garagem',
-      inicio: '2026-11-03T14:00:00-03:00',
-      fim: '2026-11-03T15:00:00-03:00',
-    }),
-  ]);
-  /** Each request books a slot never asked for before. */
-  const reservarLivre =
-    (vaga = vagas()) =>
-    () => [
-      {
-        ...chamarFerramenta(FERRAMENTAS.reservar, {}),
-        setupRequest: (req: autocannon.Request) => ({
-          ...req,
-          body: corpoMcp('tools/call', { name: FERRAMENTAS.reservar, arguments: vaga() }),
-        }),
-      },
-    ];
+  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
   const emMemoria = reservarLivre();
   const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria);
   const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
@@ -562,25 +605,15 @@ try {
     'KiB de RSS do agente por Task pausada, depois de um GC completo (alvo <= 8)': rss.kibDepoisDoGc,
   };
 
-  const tabela = [
-    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
-    '',
-    '| razao | valor |',
-    '| --- | ---: |',
-    ...Object.entries(razoes).map(([nome, valor]) => `| ${nome} | ${valor.toFixed(2)} |`),
-    '',
-    tabelaDeTransacoes,
-  ].join('\n');
-  process.stdout.write(`\n${tabela}\n`);
-  mkdirSync(new URL('bench/resultados/', RAIZ), { recursive: true });
-  const saida = new URL(values.saida, RAIZ);
-  writeFileSync(
-    saida,
-    JSON.stringify({ quando: new Date().toISOString(), segundos: SEGUNDOS, conexoes: CONEXOES, linhas, razoes, extras }, null, 2),
-  );
-  process.stderr.write(`resultado em ${saida.pathname}\n`);
+  publicar(razoes, extras, tabelaDeTransacoes);
+}
+
+try {
+  if (values['so-transacoes']) process.stdout.write(`\n${(await medirTransacoes()).tabela}\n`);
+  else {
+    process.stderr.write(`bench: ${SEGUNDOS}s por cenario, ${CONEXOES} conexoes\n`);
+    await (values['so-mcp'] ? soMcp() : completo());
+  }
 } finally {
   await Promise.all(processos.map((processo) => processo.parar()));
 }

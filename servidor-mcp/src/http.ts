@@ -69,22 +69,13 @@ function comFalhasDoBanco(handler: McpHttpHandler): McpHttpHandler['fetch'] {
  * Mcp-Method and MCP-Protocol-Version headers it finds unlike the body, an
  * unknown tool's or prompt's name, a resource URI. A JSON answer with an
  * error is written again with its message cut by mensagemContida; any
- * other answer (a result, a stream) passes untouched and unread.
+ * other JSON answer is written as the SDK wrote it.
  */
-function comMensagensContidas(fetch: McpHttpHandler['fetch']): McpHttpHandler['fetch'] {
-  return async (pedido, opcoes) => {
-    const resposta = await fetch(pedido, opcoes);
-    if (!resposta.headers.get('content-type')?.startsWith('application/json')) return resposta;
-    const texto = await resposta.text();
-    const corpo = objeto(texto.includes('"error"') ? lerJson(texto) : undefined);
-    const erro = objeto(corpo?.error);
-    const contida = typeof erro?.message === 'string' ? mensagemContida(erro.message) : undefined;
-    const headers = new Headers(resposta.headers);
-    if (contida === undefined || contida === erro?.message) return new Response(texto, { status: resposta.status, headers });
-    // The body gets shorter: the length the SDK may have declared is no longer true.
-    headers.delete('content-length');
-    return Response.json({ ...corpo, error: { ...erro, message: contida } }, { status: resposta.status, headers });
-  };
+function comMensagemContida(texto: string): string {
+  const corpo = objeto(texto.includes('"error"') ? lerJson(texto) : undefined);
+  const erro = objeto(corpo?.error);
+  const contida = typeof erro?.message === 'string' ? mensagemContida(erro.message) : undefined;
+  return contida === undefined || contida === erro?.message ? texto : JSON.stringify({ ...corpo, error: { ...erro, message: contida } });
 }
 
 function responderErro(res: ServerResponse, status: number, codigo: number, mensagem: string, id: unknown = null): Registro {
@@ -126,20 +117,49 @@ async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
   return Buffer.concat(partes).toString('utf8');
 }
 
-/** Captures what the SDK writes, to log the outcome, while passing it through. */
+const emTexto = (parte: string | Uint8Array) => (typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8'));
+
+/**
+ * Captures what the SDK writes, to log the outcome. A stream passes through
+ * as it comes; a JSON answer is held until its end, then written with its
+ * error message cut (comMensagemContida). Holding it here, where its bytes
+ * pass anyway, costs one string; reading it as a Response in front of the
+ * SDK cost a second Response, headers copied and the body streamed twice,
+ * on every request.
+ */
 function gravador(res: ServerResponse, registro: Registro): NodeServerResponseLike {
+  let retido: { headers: Record<string, string> | undefined; partes: (string | Uint8Array)[] } | undefined;
   return {
     writeHead(status, headers) {
       registro.status = status;
+      if (headers?.['content-type']?.startsWith('application/json')) {
+        retido = { headers, partes: [] };
+        return res;
+      }
       return res.writeHead(status, headers);
     },
     write(parte) {
-      registro.corpo += typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8');
+      if (retido) {
+        retido.partes.push(parte);
+        return true;
+      }
+      registro.corpo += emTexto(parte);
       return res.write(parte);
     },
     end(parte) {
-      if (parte !== undefined) registro.corpo += typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8');
-      return res.end(parte);
+      if (!retido) {
+        if (parte !== undefined) registro.corpo += emTexto(parte);
+        return res.end(parte);
+      }
+      if (parte !== undefined) retido.partes.push(parte);
+      const { headers, partes } = retido;
+      const texto = Buffer.concat(partes.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString('utf8');
+      registro.corpo = comMensagemContida(texto);
+      if (registro.corpo !== texto) delete headers?.['content-length'];
+      res.writeHead(registro.status, headers);
+      // Written and ended apart, as the SDK's adapter does: the same chunked answer as before it was held.
+      if (registro.corpo !== '') res.write(registro.corpo);
+      return res.end();
     },
     on: (evento, ouvinte) => res.on(evento, ouvinte),
     get destroyed() {
@@ -180,7 +200,7 @@ export function criarAtendimento(
   conhecidos: Conhecidos,
   acesso?: Acesso,
 ) {
-  const sdk = toNodeHandler({ fetch: comMensagensContidas(comFalhasDoBanco(handler)) }, { maxRequestBodySize: limiteDoCorpo });
+  const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const comeco = performance.now();
