@@ -78,6 +78,21 @@ describe('A2A to the letter where the SDK is lenient', () => {
       ['an unknown method (the SDK)', enviar(pedido('Inexistente', {})), -32601, 'e1'],
       ['an unknown Task (the handler)', enviar(pedido('GetTask', { id: 'nao-existe' }, 9)), -32001, 9],
       ['an unknown Task, streamed (the handler)', enviar(pedido('SubscribeToTask', { id: 'nao-existe' })), -32001, 'e1'],
+      // The SDK prints a stream's refusal with the id as it came: a line break in either would forge a log line.
+      [
+        'an id with a line break',
+        enviar(pedido('GetTask', { id: 'x' }, 'a\nPOST /a2a forjada')),
+        -32600,
+        'a\nPOST /a2a forjada',
+        /caracteres de controle/,
+      ],
+      [
+        'a streamed Task id with a line break',
+        enviar(pedido('SubscribeToTask', { id: 'x\nforjada' })),
+        -32602,
+        'e1',
+        /^O id da Task nao pode/,
+      ],
       ['a version the card does not declare (the SDK)', enviar(pedido('GetTask', { id: 'x' }), { 'a2a-version': '9.9' }), -32009, 'e1'],
     ];
     for (const [nome, resposta, codigo, id, mensagem] of casos) {

@@ -42,6 +42,7 @@ import { randomUUID } from 'node:crypto';
 import { Role } from '@a2a-js/sdk';
 import { escopoDe } from '../armazenamento/escopo.js';
 import { fimDoPedido, idDoProximoEvento } from '../http/sse.js';
+import { temControle } from '../http/estrito.js';
 import { para, taskDoEvento, type Acompanhamento } from './acompanhamento.js';
 import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
 import { terminal } from '../ciclo/maquina.js';
@@ -87,6 +88,16 @@ const SEM_EXECUTOR: AgentExecutor = {
   execute: () => Promise.reject(new Error('as mensagens sao servidas pela Conducao')),
   cancelTask: () => Promise.reject(new Error('os cancelamentos sao servidos pelo Ciclo')),
 };
+
+/**
+ * A Task id with a control character names no Task of ours (they are
+ * UUIDs), and the SDK prints a stream's refusal to stderr with the id as
+ * it came: a line break in it would forge a log line. Refused without
+ * repeating it.
+ */
+function semControle(taskId: string): void {
+  if (temControle(taskId)) throw new RequestMalformedError('O id da Task nao pode ter caracteres de controle.');
+}
 
 /** historyLength as the SDK reads it: all, none (0 or less), or the last N messages. */
 function comHistorico(task: Task, historyLength: number | undefined): Task {
@@ -190,6 +201,7 @@ export class Atendimento extends DefaultRequestHandler {
     const taskId = params.id;
     // The SDK's own check and words.
     if (!taskId.trim()) throw new RequestMalformedError('Task ID is required');
+    semControle(taskId);
     const visto = ultimoVisto(context);
     const escopo = escopoDe(context);
     if (visto !== undefined) {
@@ -338,6 +350,7 @@ export class Atendimento extends DefaultRequestHandler {
     }
     const nova = !recebida.taskId;
     if (!nova && !recebida.taskId.trim()) throw new RequestMalformedError('Task ID is required');
+    semControle(recebida.taskId);
     if (!nova) await this.conferirDono(recebida.taskId, context);
     const taskId = recebida.taskId || randomUUID();
     const webhook = params.configuration?.taskPushNotificationConfig;

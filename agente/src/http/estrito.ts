@@ -16,6 +16,15 @@ import { objeto } from 'compartilhado/log';
 /** RFC 3339 date-time: a date, T, a time, and a zone (Z or an offset). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
+/** Whether a text has a C0 control or DEL: nothing a name or an id of ours holds. */
+export function temControle(texto: string): boolean {
+  for (let i = 0; i < texto.length; i++) {
+    const codigo = texto.charCodeAt(i);
+    if (codigo < 0x20 || codigo === 0x7f) return true;
+  }
+  return false;
+}
+
 /** Why a body is no JSON-RPC Request object; the answer's id is read from it as for any error (http.ts's responderErro). */
 export function envelopeInvalido(corpo: unknown): string | undefined {
   if (Array.isArray(corpo) && corpo.length > 0) return 'A2A nao aceita lotes (batch) JSON-RPC: envie um pedido por vez';
@@ -25,6 +34,8 @@ export function envelopeInvalido(corpo: unknown): string | undefined {
   if (pedido.jsonrpc !== '2.0') return '"jsonrpc" deve ser "2.0"';
   if (typeof pedido.method !== 'string' || pedido.method === '') return '"method" deve ser um texto';
   if (!(id === undefined || id === null || typeof id === 'string' || typeof id === 'number')) return '"id" deve ser texto, numero ou null';
+  // The SDK prints a stream's refusal to stderr with the id as it came: a line break in it would forge a log line.
+  if (typeof id === 'string' && temControle(id)) return '"id" nao pode ter caracteres de controle';
   if (pedido.params !== undefined && !objeto(pedido.params)) return '"params" deve ser um objeto';
   return undefined;
 }
