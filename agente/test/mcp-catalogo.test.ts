@@ -81,7 +81,8 @@ describe('the catalog of the configured servers', () => {
     const livre = await iniciar('test/apoio/servidores/perguntas.ts', { PORT: '0' });
     const url = livre.url;
     await livre.parar();
-    await assert.rejects(montar({ memoria: memoria(), fora: { url } }, 2_000), (erro: unknown) => {
+    // The default deadline: the closed port fails at once, and a stdio server slow to start on a loaded machine is no failure here.
+    await assert.rejects(montar({ memoria: memoria(), fora: { url } }), (erro: unknown) => {
       assert.ok(erro instanceof ConfiguracaoInvalida);
       assert.match(erro.message, new RegExp(`^servidor MCP "fora" \\(${url.replace(/[.]/g, '\\.')}\\) inacessivel: [^\\n]*fetch failed$`));
       return true;
