@@ -82,6 +82,12 @@ interface Decisao {
   readonly contarPausadas?: boolean;
 }
 
+/** What a decision is taken on: the Task and its open step as they stand inside the transaction. */
+interface Atual {
+  readonly task?: Task;
+  readonly aberto?: Aberto;
+}
+
 /** How the webhooks hear a transition: every event, as a request's stream shows them; or the Task's new status alone. */
 type Aviso = 'eventos' | 'estado';
 
@@ -120,27 +126,24 @@ export class Ciclo {
    * Task never stored.
    */
   async abrir(alvo: Alvo, mensagem: Message, pedido: Pedido): Promise<Transicao> {
-    return mudou(
-      await this.transitar(alvo, 'eventos', ({ task }) => {
-        if (task) throw new RequestMalformedError(`A Task ${alvo.taskId} ja existe.`);
-        return {
-          fato: 'abrir',
-          contextId: mensagem.contextId,
-          eventos: (eventos) => [eventos.tarefaNova(mensagem), eventos.estado(TaskState.TASK_STATE_WORKING)],
-          passo: (pausas) => pausas.guardar(alvo.taskId, pedido, this.reivindicacao()),
-        };
-      }),
-    );
+    const decidir = ({ task }: Atual): Decisao => {
+      if (task) throw new RequestMalformedError(`A Task ${alvo.taskId} ja existe.`);
+      return {
+        fato: 'abrir',
+        contextId: mensagem.contextId,
+        eventos: (eventos) => [eventos.tarefaNova(mensagem), eventos.estado(TaskState.TASK_STATE_WORKING)],
+        passo: (pausas) => pausas.guardar(alvo.taskId, pedido, this.reivindicacao()),
+      };
+    };
+    // A new Task has no step to read: the request's claim replaces whatever the id could hold.
+    return mudou(await this.transitar(alvo, decidir, { lerPasso: false }));
   }
 
   /** progredir: the server reported progress during the call, told as a WORKING status with its message. */
   async progredir(alvo: Alvo, texto: string): Promise<Transicao> {
-    return mudou(
-      await this.transitar(alvo, 'eventos', () => ({
-        fato: 'progredir',
-        eventos: (eventos) => [eventos.estado(TaskState.TASK_STATE_WORKING, texto)],
-      })),
-    );
+    const decidir = (): Decisao => ({ fato: 'progredir', eventos: (eventos) => [eventos.estado(TaskState.TASK_STATE_WORKING, texto)] });
+    // Progress leaves the claimed step as it is: nothing of it is read.
+    return mudou(await this.transitar(alvo, decidir, { lerPasso: false }));
   }
 
   /**
@@ -158,19 +161,23 @@ export class Ciclo {
     passo: Passo,
     { respostas, foraDoPedido = false }: { respostas?: Respostas; foraDoPedido?: boolean } = {},
   ): Promise<(Transicao & { pausadas?: number }) | undefined> {
-    return this.transitar(alvo, foraDoPedido ? 'estado' : 'eventos', ({ task, aberto }) => {
-      if (aberto?.reivindicacao?.por !== this.por) throw passoOcupado(alvo.taskId);
-      const depois = this.depoisDo(alvo.taskId, desfecho, passo, respostas);
-      if (foraDoPedido && (!task || terminal(task))) return { passo: (pausas) => pausas.apagar(alvo.taskId) };
-      // A sweep's replay of a step whose Task waits (a pause claimed with no answer, written before answers were kept): the step alone.
-      if (foraDoPedido && !permitida('concluir', task?.status?.state, estadoDo(desfecho))) return { passo: depois };
-      return {
-        fato: 'concluir',
-        eventos: (eventos) => eventosDo(desfecho, eventos),
-        passo: depois,
-        contarPausadas: desfecho.estado === 'pausada' && desfecho.pergunta !== undefined,
-      };
-    });
+    return this.transitar(
+      alvo,
+      ({ task, aberto }) => {
+        if (aberto?.reivindicacao?.por !== this.por) throw passoOcupado(alvo.taskId);
+        const depois = this.depoisDo(alvo.taskId, desfecho, passo, respostas);
+        if (foraDoPedido && (!task || terminal(task))) return { passo: (pausas) => pausas.apagar(alvo.taskId) };
+        // A sweep's replay of a step whose Task waits (a pause claimed with no answer, written before answers were kept): the step alone.
+        if (foraDoPedido && !permitida('concluir', task?.status?.state, estadoDo(desfecho))) return { passo: depois };
+        return {
+          fato: 'concluir',
+          eventos: (eventos) => eventosDo(desfecho, eventos),
+          passo: depois,
+          contarPausadas: desfecho.estado === 'pausada' && desfecho.pergunta !== undefined,
+        };
+      },
+      { aviso: foraDoPedido ? 'estado' : 'eventos' },
+    );
   }
 
   /**
@@ -188,7 +195,7 @@ export class Ciclo {
   ): Promise<Transicao & { readonly resposta?: { pausa: Exclude<Passo, Pedido>; respostas: Respostas }; readonly expirada: boolean }> {
     let resposta: { pausa: Exclude<Passo, Pedido>; respostas: Respostas } | undefined;
     let expirada = false;
-    const transicao = await this.transitar(alvo, 'eventos', ({ task, aberto }): Decisao => {
+    const transicao = await this.transitar(alvo, ({ task, aberto }): Decisao => {
       if (!task) throw new TaskNotFoundError(`Task not found: ${alvo.taskId}`);
       const estado = task.status?.state;
       // The SDK's own checks and words for a message to an existing Task.
@@ -236,19 +243,23 @@ export class Ciclo {
    */
   async cancelar(alvo: Alvo): Promise<{ task: Task; cancelada: boolean }> {
     let jaCancelada: Task | undefined;
-    const transicao = await this.transitar(alvo, 'estado', ({ task, aberto }): Decisao => {
-      if (!task) throw new TaskNotFoundError(`Task not found: ${alvo.taskId}`);
-      if (task.status?.state === TaskState.TASK_STATE_CANCELED) {
-        jaCancelada = task;
-        return {};
-      }
-      if (terminal(task)) throw new TaskNotCancelableError(`Task not cancelable: ${alvo.taskId}`);
-      if (aberto?.reivindicacao)
-        throw new TaskNotCancelableError(
-          `A Task ${alvo.taskId} tem uma chamada em andamento no servidor MCP, que pode ter efeito: aguarde o desfecho dela.`,
-        );
-      return { fato: 'cancelar', eventos: (eventos) => [cancelamento(eventos)], passo: (pausas) => pausas.apagar(alvo.taskId) };
-    });
+    const transicao = await this.transitar(
+      alvo,
+      ({ task, aberto }): Decisao => {
+        if (!task) throw new TaskNotFoundError(`Task not found: ${alvo.taskId}`);
+        if (task.status?.state === TaskState.TASK_STATE_CANCELED) {
+          jaCancelada = task;
+          return {};
+        }
+        if (terminal(task)) throw new TaskNotCancelableError(`Task not cancelable: ${alvo.taskId}`);
+        if (aberto?.reivindicacao)
+          throw new TaskNotCancelableError(
+            `A Task ${alvo.taskId} tem uma chamada em andamento no servidor MCP, que pode ter efeito: aguarde o desfecho dela.`,
+          );
+        return { fato: 'cancelar', eventos: (eventos) => [cancelamento(eventos)], passo: (pausas) => pausas.apagar(alvo.taskId) };
+      },
+      { aviso: 'estado' },
+    );
     return jaCancelada ? { task: jaCancelada, cancelada: false } : { task: mudou(transicao).task, cancelada: true };
   }
 
@@ -259,13 +270,17 @@ export class Ciclo {
    */
   async descartar(alvo: Alvo, mensagem: string): Promise<boolean> {
     let descartada = false;
-    await this.transitar(alvo, 'estado', ({ task, aberto }): Decisao => {
-      if (!aberto || aberto.reivindicacao) return {};
-      descartada = true;
-      const apagar = (pausas: Pausas) => pausas.apagar(alvo.taskId);
-      if (!task || terminal(task)) return { passo: apagar };
-      return { fato: 'descartar', eventos: (eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)], passo: apagar };
-    });
+    await this.transitar(
+      alvo,
+      ({ task, aberto }): Decisao => {
+        if (!aberto || aberto.reivindicacao) return {};
+        descartada = true;
+        const apagar = (pausas: Pausas) => pausas.apagar(alvo.taskId);
+        if (!task || terminal(task)) return { passo: apagar };
+        return { fato: 'descartar', eventos: (eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)], passo: apagar };
+      },
+      { aviso: 'estado' },
+    );
     return descartada;
   }
 
@@ -275,40 +290,43 @@ export class Ciclo {
    */
   async retomar(alvo: Alvo): Promise<{ passo: Passo; respostas?: Respostas } | undefined> {
     let retomado: { passo: Passo; respostas?: Respostas } | undefined;
-    await this.transitar(alvo, 'estado', ({ aberto }): Decisao => {
-      const anterior = aberto?.reivindicacao;
-      if (!aberto || !anterior || anterior.ate >= this.agora()) return {};
-      return {
-        passo: async (pausas) => {
-          const passo = await pausas.reivindicar(alvo.taskId, this.reivindicacao(anterior.respostas), this.agora());
-          if (passo) retomado = { passo, ...(anterior.respostas ? { respostas: anterior.respostas } : {}) };
-        },
-      };
-    });
+    await this.transitar(
+      alvo,
+      ({ aberto }): Decisao => {
+        const anterior = aberto?.reivindicacao;
+        if (!aberto || !anterior || anterior.ate >= this.agora()) return {};
+        return {
+          passo: async (pausas) => {
+            const passo = await pausas.reivindicar(alvo.taskId, this.reivindicacao(anterior.respostas), this.agora());
+            if (passo) retomado = { passo, ...(anterior.respostas ? { respostas: anterior.respostas } : {}) };
+          },
+        };
+      },
+      { aviso: 'estado' },
+    );
     return retomado;
   }
 
   /**
    * The one write path: in one transaction, the Task's log held (two
    * transitions of one Task, even on two agents, number their events one
-   * after the other), the Task and its step read, the decision taken and
-   * checked against the table, then the step, the Task and the log
-   * written. Nothing is written before every check passed: in memory, a
+   * after the other), the Task and (unless the row needs none) its step
+   * read, the decision taken and checked against the table, then the
+   * step, the Task and the log written. Nothing is written before every check passed: in memory, a
    * refusal leaves all as it was, as a rollback does in SQL.
    */
   private async transitar(
     alvo: Alvo,
-    aviso: Aviso,
-    decidir: (atual: { task?: Task; aberto?: Aberto }) => Decisao,
+    decidir: (atual: Atual) => Decisao,
+    { aviso = 'eventos', lerPasso = true }: { aviso?: Aviso; lerPasso?: boolean } = {},
   ): Promise<(Transicao & { pausadas?: number }) | undefined> {
     const { taskId, contexto } = alvo;
-    let feita:
-      (Transicao & { pausadas?: number; configs: TaskPushNotificationConfig[]; avisar: boolean; comMensagem: boolean }) | undefined;
+    let feita: (Transicao & { pausadas?: number; configs: TaskPushNotificationConfig[]; comMensagem: boolean }) | undefined;
     await noBanco(
       this.armazenamento.juntos(async ({ tarefas, pausas, diario, webhooks }) => {
         await diario.ocupar(taskId);
         const task = await tarefas.load(taskId, contexto);
-        const guardado = await pausas.ler(taskId);
+        const guardado = lerPasso ? await pausas.ler(taskId) : undefined;
         const aberto = guardado && { ...guardado, expirada: !ehPedido(guardado.passo) && this.expirou(guardado.passo.criadaEm) };
         const decisao = decidir({ task, aberto });
         if (decisao.fato === undefined) {
@@ -325,14 +343,13 @@ export class Ciclo {
         await tarefas.save(aplicado.task, contexto);
         const ultima = await diario.anotar(taskId, escopoDe(contexto), aplicado.registros);
         const posicaoAntes = ultima - aplicado.registros.length;
-        const avisar = this.avisos !== undefined && aplicado.registros.length > 0;
         feita = {
           task: aplicado.task,
           retrato: aplicado.retrato,
           posicaoAntes,
           anotados: aplicado.registros.map((evento, i) => ({ seq: posicaoAntes + 1 + i, evento })),
-          configs: avisar ? await webhooks.load(taskId, contexto) : [],
-          avisar,
+          // Read only when there is something to tell, and someone to tell it.
+          configs: this.avisos && aplicado.registros.length > 0 ? await webhooks.load(taskId, contexto) : [],
           comMensagem: task !== undefined && decisao.mensagem !== undefined,
           ...(decisao.contarPausadas ? { pausadas: await pausas.total() } : {}),
         };
@@ -340,8 +357,8 @@ export class Ciclo {
     );
     if (!feita) return undefined;
     this.armazenamento.campainha.tocar(taskId);
-    const { configs, avisar, comMensagem, ...transicao } = feita;
-    if (avisar && configs.length > 0) {
+    const { configs, comMensagem, ...transicao } = feita;
+    if (configs.length > 0) {
       const respostas =
         aviso === 'estado'
           ? [avisoDeEstado(transicao.task)]
