@@ -132,6 +132,7 @@ describe('aplicar', () => {
     assert.deepEqual(deNovo.registros, []);
     const semMensagem = aplicar(primeira.task, undefined, [eventos.estado(WORKING)]);
     assert.equal(semMensagem.task.history.length, 2, 'a status without a message adds none');
+    assert.equal(nome(primeira.task.status?.state), 'TASK_STATE_INPUT_REQUIRED', 'the Task handed in is left as it was');
   });
 
   it("an artifact replaces the one with its id (a replayed step's), is added otherwise, and the same one again records nothing", () => {
@@ -140,6 +141,11 @@ describe('aplicar', () => {
     assert.deepEqual(registrados(segunda.registros), ['artifact:reserva']);
     assert.equal(segunda.task.artifacts.length, 1);
     assert.deepEqual(segunda.task.artifacts[0]?.parts[0]?.content, { $case: 'text', value: '{"n":2}' });
+    assert.deepEqual(
+      primeira.task.artifacts[0]?.parts[0]?.content,
+      { $case: 'text', value: '{"n":1}' },
+      'the Task handed in is left as it was',
+    );
     const igual = aplicar(segunda.task, undefined, [eventos.artefato({ nome: 'reserva', dados: { n: 2 } })]);
     assert.deepEqual(igual.registros, []);
     const outro = aplicar(segunda.task, undefined, [eventos.artefato({ nome: 'recibo', dados: { n: 3 } })]);

@@ -20,7 +20,7 @@
  */
 import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
-import { mudancas } from '../armazenamento/mudancas.js';
+import { mesmoArtefato, mesmoEstado, mudancas, registroDoArtefato, registroDoEstado } from '../armazenamento/mudancas.js';
 import type { Desfecho } from '../ponte/tipos.js';
 
 const { TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_INPUT_REQUIRED, TASK_STATE_AUTH_REQUIRED } = TaskState;
@@ -95,35 +95,40 @@ export interface Aplicado {
  * artifact replaces the one with its id or is added), after the client's
  * message joins the history. Each event records what it changed (see
  * mudancas.ts): a replayed step's same artifact records nothing.
+ *
+ * Nothing given is changed and nothing is deep-copied: the Task that comes
+ * out has its own object and its own history and artifact arrays, and
+ * shares the statuses, messages and artifacts, which every transition
+ * replaces and none edits.
  */
 export function aplicar(task: Task | undefined, mensagem: Message | undefined, eventos: readonly AgentExecutionEvent[]): Aplicado {
-  let atual = task && structuredClone(task);
-  if (atual && mensagem) atual.history = [...atual.history, structuredClone(mensagem)];
+  let retrato = task && mensagem ? { ...task, history: [...task.history, mensagem] } : task;
+  let atual = retrato && copiaRasa(retrato);
   const registros: StreamResponse[] = [];
-  let retrato = atual;
   for (const evento of eventos) {
-    const depois = comEvento(atual, evento);
-    registros.push(...mudancas(atual, depois));
-    retrato ??= depois;
-    atual = depois;
+    if (evento.kind === 'task') {
+      registros.push(...mudancas(atual, evento.data));
+      retrato ??= evento.data;
+      atual = copiaRasa(evento.data);
+      continue;
+    }
+    if (!atual) throw new Error(`${evento.kind} antes da Task`);
+    if (evento.kind === 'statusUpdate' && evento.data.status) {
+      const { status } = evento.data;
+      if (!mesmoEstado(atual.status, status)) registros.push(registroDoEstado(atual, status));
+      atual.status = status;
+      const { message } = status;
+      if (message && !atual.history.some((outra) => outra.messageId === message.messageId)) atual.history.push(message);
+    } else if (evento.kind === 'artifactUpdate' && evento.data.artifact) {
+      const { artifact } = evento.data;
+      const lugar = atual.artifacts.findIndex((outro) => outro.artifactId === artifact.artifactId);
+      if (!mesmoArtefato(atual.artifacts[lugar], artifact)) registros.push(registroDoArtefato(atual, artifact));
+      if (lugar === -1) atual.artifacts.push(artifact);
+      else atual.artifacts[lugar] = artifact;
+    }
   }
   if (!atual || !retrato) throw new Error('uma transicao sem Task: o primeiro evento de uma Task nova e ela mesma');
   return { task: atual, retrato, registros };
 }
 
-function comEvento(task: Task | undefined, evento: AgentExecutionEvent): Task {
-  if (evento.kind === 'task') return structuredClone(evento.data);
-  if (!task) throw new Error(`${evento.kind} antes da Task`);
-  const depois = structuredClone(task);
-  if (evento.kind === 'statusUpdate' && evento.data.status) {
-    depois.status = structuredClone(evento.data.status);
-    const { message } = evento.data.status;
-    if (message && !depois.history.some((outra) => outra.messageId === message.messageId)) depois.history.push(structuredClone(message));
-  } else if (evento.kind === 'artifactUpdate' && evento.data.artifact) {
-    const { artifact } = evento.data;
-    const lugar = depois.artifacts.findIndex((outro) => outro.artifactId === artifact.artifactId);
-    if (lugar === -1) depois.artifacts.push(structuredClone(artifact));
-    else depois.artifacts[lugar] = structuredClone(artifact);
-  }
-  return depois;
-}
+const copiaRasa = (task: Task): Task => ({ ...task, history: [...task.history], artifacts: [...task.artifacts] });
