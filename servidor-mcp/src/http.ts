@@ -3,7 +3,6 @@
  * error messages kept short whoever wrote them, and one log line per
  * request. Everything protocol-level past that is the SDK's.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   isLegacyRequest,
@@ -39,11 +38,22 @@ interface Registro {
   vao?: Vao;
 }
 
-const registroAtual = new AsyncLocalStorage<Registro>();
+/**
+ * Each request's record, by the web Request the SDK serves it as: the
+ * server instance built for it names that Request with its errors. Found
+ * this way, not through an AsyncLocalStorage, whose hooks would tax every
+ * promise of the process.
+ */
+const registros = new WeakMap<Request, Registro>();
 
-/** Out-of-band SDK errors (e.g. why a requestState was refused) join the current request's log line. */
-export function anotarFalha(erro: Error): void {
-  const registro = registroAtual.getStore();
+/**
+ * Out-of-band SDK errors (e.g. why a requestState was refused) join their
+ * request's log line. The handler's own refusals (a header unlike the body,
+ * an unsupported revision) name no request: their answer says why, and the
+ * line shows its code.
+ */
+export function anotarFalha(erro: Error, pedido?: Request): void {
+  const registro = pedido && registros.get(pedido);
   if (!registro) return;
   registro.motivo =
     erro instanceof ReservasIndisponiveis && erro.cause instanceof Error ? `${erro.message} (${erro.cause.message})` : erro.message;
@@ -55,11 +65,11 @@ export function anotarFalha(erro: Error): void {
  * result; a server that cannot reach its bookings answers the request with
  * JSON-RPC -32603 instead, so no client takes it for a tool's verdict.
  */
-function comFalhasDoBanco(handler: McpHttpHandler): McpHttpHandler['fetch'] {
+function comFalhasDoBanco(handler: McpHttpHandler, registro: Registro): McpHttpHandler['fetch'] {
   return async (pedido, opcoes) => {
+    registros.set(pedido, registro);
     const resposta = await handler.fetch(pedido, opcoes);
-    const registro = registroAtual.getStore();
-    if (!registro?.indisponivel) return resposta;
+    if (!registro.indisponivel) return resposta;
     return Response.json(erroJsonRpc(registro.id, ProtocolErrorCode.InternalError, registro.indisponivel.message));
   };
 }
@@ -200,108 +210,102 @@ export function criarAtendimento(
   conhecidos: Conhecidos,
   acesso?: Acesso,
 ) {
-  const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler) }, { maxRequestBodySize: limiteDoCorpo });
-
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const comeco = performance.now();
     const registro: Registro = { status: 0, corpo: '' };
+    const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler, registro) }, { maxRequestBodySize: limiteDoCorpo });
     let pedido: unknown;
-    await registroAtual
-      .run(registro, async () => {
-        // Before any route, as in the agent: no path or query with NUL goes further, whatever it names.
-        if (urlComNul(req.url ?? ''))
-          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${NUL_NA_URL}`));
-        const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
-        res.setHeader('link', link);
-        const documento = documentos.get(caminho);
-        if (documento !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
-          res
-            .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
-            .end(req.method === 'GET' ? documento : undefined);
-          return void (registro.status = 200);
+    await (async () => {
+      // Before any route, as in the agent: no path or query with NUL goes further, whatever it names.
+      if (urlComNul(req.url ?? ''))
+        return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${NUL_NA_URL}`));
+      const caminho = new URL(req.url ?? '/', 'http://localhost').pathname;
+      res.setHeader('link', link);
+      const documento = documentos.get(caminho);
+      if (documento !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+          .end(req.method === 'GET' ? documento : undefined);
+        return void (registro.status = 200);
+      }
+      if (caminho !== CAMINHO)
+        return Object.assign(registro, responderErro(res, 404, ProtocolErrorCode.InvalidRequest, `Nada aqui: o endpoint MCP e ${CAMINHO}`));
+      // DNS-rebinding guard, the agent's rule too: a browser page from a foreign origin is refused with 403.
+      const recusa = origem(req.headers);
+      if (recusa !== undefined) {
+        responderRecusaDeOrigem(res, recusa);
+        return Object.assign(registro, { status: 403, motivo: recusa });
+      }
+      // A browser's preflight carries no credentials: it is the SDK's to answer, as without tokens.
+      if (acesso && req.method !== 'OPTIONS') {
+        const autorizado = await acesso(req);
+        if ('recusa' in autorizado) {
+          const { recusa } = autorizado;
+          registro.motivo = autorizado.motivo;
+          registro.corpo = await recusa.text();
+          registro.status = recusa.status;
+          res.writeHead(recusa.status, Object.fromEntries(recusa.headers)).end(registro.corpo);
+          return;
         }
-        if (caminho !== CAMINHO)
+        registro.quem = autorizado.quem;
+      }
+      if (req.method !== 'POST') return sdk(req, gravador(res, registro));
+      let texto: string;
+      try {
+        texto = await lerCorpo(req, limiteDoCorpo);
+      } catch (erro) {
+        if (erro instanceof CorpoGrandeDemais) {
           return Object.assign(
             registro,
-            responderErro(res, 404, ProtocolErrorCode.InvalidRequest, `Nada aqui: o endpoint MCP e ${CAMINHO}`),
-          );
-        // DNS-rebinding guard, the agent's rule too: a browser page from a foreign origin is refused with 403.
-        const recusa = origem(req.headers);
-        if (recusa !== undefined) {
-          responderRecusaDeOrigem(res, recusa);
-          return Object.assign(registro, { status: 403, motivo: recusa });
-        }
-        // A browser's preflight carries no credentials: it is the SDK's to answer, as without tokens.
-        if (acesso && req.method !== 'OPTIONS') {
-          const autorizado = await acesso(req);
-          if ('recusa' in autorizado) {
-            const { recusa } = autorizado;
-            registro.motivo = autorizado.motivo;
-            registro.corpo = await recusa.text();
-            registro.status = recusa.status;
-            res.writeHead(recusa.status, Object.fromEntries(recusa.headers)).end(registro.corpo);
-            return;
-          }
-          registro.quem = autorizado.quem;
-        }
-        if (req.method !== 'POST') return sdk(req, gravador(res, registro));
-        let texto: string;
-        try {
-          texto = await lerCorpo(req, limiteDoCorpo);
-        } catch (erro) {
-          if (erro instanceof CorpoGrandeDemais) {
-            return Object.assign(
-              registro,
-              responderErro(res, 413, ProtocolErrorCode.InvalidRequest, `Corpo acima do limite de ${limiteDoCorpo} bytes`),
-            );
-          }
-          throw erro;
-        }
-        try {
-          pedido = JSON.parse(texto);
-        } catch {
-          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
-        }
-        registro.id = objeto(pedido)?.id;
-        registro.vao = abrirVaoDoServidorMcp(pedido, req.headers.traceparent, conhecidos);
-        // PostgreSQL's text type has no NUL: a responsavel with it would fail as the bookings store being down.
-        const problema = problemaNoJson(pedido, nulNoCorpo);
-        if (problema !== undefined) {
-          return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${problema}`));
-        }
-        // The SDK answers a request without the envelope as an unsupported
-        // revision (-32022); the spec wants the missing _meta field named, -32602.
-        // A body that carries the envelope's version claim is modern by definition.
-        if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
-          return Object.assign(
-            registro,
-            responderErro(
-              res,
-              400,
-              ProtocolErrorCode.InvalidParams,
-              `Invalid params: _meta sem ${PROTOCOL_VERSION_META_KEY} (esta rota atende so a revisao ${REVISAO_MCP})`,
-              registro.id ?? null,
-            ),
+            responderErro(res, 413, ProtocolErrorCode.InvalidRequest, `Corpo acima do limite de ${limiteDoCorpo} bytes`),
           );
         }
-        const invalidos = paramsInvalidos(pedido);
-        if (invalidos !== undefined) {
-          // As the SDK answers a handler's -32602: in band, HTTP 200.
-          return Object.assign(
-            registro,
-            responderErro(res, 200, ProtocolErrorCode.InvalidParams, `Invalid params: ${invalidos}`, registro.id ?? null),
-          );
-        }
-        const { vao } = registro;
-        // The tool's work (the bookings store's queries) runs under the request's span.
-        return vao ? vao.dentro(() => sdk(req, gravador(res, registro), pedido)) : sdk(req, gravador(res, registro), pedido);
-      })
-      .catch((erro: unknown) => {
-        // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
-        registro.motivo = erro instanceof Error ? erro.message : String(erro);
-        if (!res.headersSent) Object.assign(registro, responderErro(res, 500, ProtocolErrorCode.InternalError, 'Internal error'));
-        else res.end();
-      });
+        throw erro;
+      }
+      try {
+        pedido = JSON.parse(texto);
+      } catch {
+        return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.ParseError, 'Parse error: o corpo nao e JSON valido'));
+      }
+      registro.id = objeto(pedido)?.id;
+      registro.vao = abrirVaoDoServidorMcp(pedido, req.headers.traceparent, conhecidos);
+      // PostgreSQL's text type has no NUL: a responsavel with it would fail as the bookings store being down.
+      const problema = problemaNoJson(pedido, nulNoCorpo);
+      if (problema !== undefined) {
+        return Object.assign(registro, responderErro(res, 400, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${problema}`));
+      }
+      // The SDK answers a request without the envelope as an unsupported
+      // revision (-32022); the spec wants the missing _meta field named, -32602.
+      // A body that carries the envelope's version claim is modern by definition.
+      if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
+        return Object.assign(
+          registro,
+          responderErro(
+            res,
+            400,
+            ProtocolErrorCode.InvalidParams,
+            `Invalid params: _meta sem ${PROTOCOL_VERSION_META_KEY} (esta rota atende so a revisao ${REVISAO_MCP})`,
+            registro.id ?? null,
+          ),
+        );
+      }
+      const invalidos = paramsInvalidos(pedido);
+      if (invalidos !== undefined) {
+        // As the SDK answers a handler's -32602: in band, HTTP 200.
+        return Object.assign(
+          registro,
+          responderErro(res, 200, ProtocolErrorCode.InvalidParams, `Invalid params: ${invalidos}`, registro.id ?? null),
+        );
+      }
+      const { vao } = registro;
+      // The tool's work (the bookings store's queries) runs under the request's span.
+      return vao ? vao.dentro(() => sdk(req, gravador(res, registro), pedido)) : sdk(req, gravador(res, registro), pedido);
+    })().catch((erro: unknown) => {
+      // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
+      registro.motivo = erro instanceof Error ? erro.message : String(erro);
+      if (!res.headersSent) Object.assign(registro, responderErro(res, 500, ProtocolErrorCode.InternalError, 'Internal error'));
+      else res.end();
+    });
     if (registro.vao) encerrarVaoMcp(registro.vao, lerJson(ultimaMensagem(registro.corpo)), registro.status);
     log(
       `${new Date().toISOString()} ${req.method ?? '-'} ${req.url === CAMINHO ? '' : `${campo(req.url)} `}${resumo(pedido, registro)} ${(performance.now() - comeco).toFixed(1)}ms`,

@@ -30,11 +30,16 @@ const CAPACIDADES = {
 export interface Dependencias {
   readonly agenda: Agenda;
   readonly codec: RequestStateCodec<EstadoReserva>;
-  /** Out-of-band errors: why a requestState was refused, a store that could not answer (never on the wire as they are). */
-  readonly aoFalhar: (erro: Error) => void;
+  /**
+   * Out-of-band errors: why a requestState was refused, a store that could
+   * not answer (never on the wire as they are), with the request they came
+   * from; an error of the handler's own, before any server instance, comes
+   * without it.
+   */
+  readonly aoFalhar: (erro: Error, pedido?: Request) => void;
 }
 
-export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpServer {
+export function criarServidor({ agenda, codec }: Omit<Dependencias, 'aoFalhar'>, aoFalhar: (erro: Error) => void): McpServer {
   const servidor = new McpServer(IDENTIDADE, {
     capabilities: CAPACIDADES,
     requestState: { verify: (estado, ctx) => verificarEstado(codec, estado, ctx) },
@@ -51,8 +56,9 @@ export function criarServidor({ agenda, codec, aoFalhar }: Dependencias): McpSer
 
 export function criarHandler(dependencias: Dependencias): McpHttpHandler {
   // 'reject': a request without the 2026-07-28 envelope is refused, never served as 2025-era.
-  return createMcpHandler(() => criarServidor(dependencias), {
+  // One instance per request: its errors name the request they belong to.
+  return createMcpHandler(({ requestInfo }) => criarServidor(dependencias, (erro) => dependencias.aoFalhar(erro, requestInfo)), {
     legacy: 'reject',
-    onerror: dependencias.aoFalhar,
+    onerror: (erro) => dependencias.aoFalhar(erro),
   });
 }
