@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --aquecimento 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -31,6 +31,8 @@ import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo }
 const { values } = parseArgs({
   options: {
     segundos: { type: 'string', default: '5' },
+    // Load before each measured run, the same for every scenario: a fresh process's JIT takes seconds to settle.
+    aquecimento: { type: 'string', default: '5' },
     conexoes: { type: 'string', default: '10' },
     saida: { type: 'string', default: `bench/resultados/${new Date().toISOString().replace(/[:.]/g, '-')}.json` },
     pausadas: { type: 'string', default: '10000' },
@@ -44,6 +46,7 @@ const { values } = parseArgs({
   },
 });
 const SEGUNDOS = Number(values.segundos);
+const AQUECIMENTO = Number(values.aquecimento);
 const CONEXOES = Number(values.conexoes);
 const PAUSADAS = Number(values.pausadas);
 const RAIZ = new URL('../', import.meta.url);
@@ -93,6 +96,7 @@ async function medir(
   requests: autocannon.Request[],
   duracao = SEGUNDOS,
   conexoes = CONEXOES,
+  aquecimento = false,
 ): Promise<Linha> {
   const resultado = await autocannon({ url, connections: conexoes, duration: duracao, requests });
   const erros = resultado.errors + resultado.timeouts + resultado.non2xx;
@@ -104,7 +108,7 @@ async function medir(
     p99: resultado.latency.p99,
     erros,
   };
-  if (duracao === SEGUNDOS) linhas.push(linha);
+  if (!aquecimento) linhas.push(linha);
   process.stderr.write(
     `  ${cenario}: ${linha.reqPorSeg.toFixed(0)} req/s, media ${linha.media.toFixed(2)} ms, p50 ${linha.p50} ms, p99 ${linha.p99} ms, erros ${erros}\n`,
   );
@@ -113,7 +117,7 @@ async function medir(
 
 /** Warm-up (JIT, caches, connection pools), then the measured run. */
 async function aquecerEMedir(cenario: string, url: string, requests: () => autocannon.Request[], conexoes = CONEXOES): Promise<Linha> {
-  await medir(`${cenario} (aquecimento)`, url, requests(), 1, conexoes);
+  await medir(`${cenario} (aquecimento)`, url, requests(), AQUECIMENTO, conexoes, true);
   return medir(conexoes === CONEXOES ? cenario : `${cenario} (${conexoes} conexao)`, url, requests(), SEGUNDOS, conexoes);
 }
 
