@@ -72,16 +72,17 @@ describe('the console, in Chromium', () => {
   let agente: Processo;
   let navegador: Awaited<ReturnType<typeof abrirNavegador>>;
   let pagina: Page;
+  // The browser first: one that cannot start leaves no process behind to keep the file from ending.
   before(async () => {
+    navegador = await abrirNavegador();
     mcp = await iniciarServidorMcp();
     agente = await iniciarAgente(mcp.url);
-    navegador = await abrirNavegador();
     pagina = await navegador.contexto.newPage();
   });
   after(async () => {
-    await navegador.fechar();
-    await agente.parar();
-    await mcp.parar();
+    await (navegador as typeof navegador | undefined)?.fechar();
+    await (agente as Processo | undefined)?.parar();
+    await (mcp as Processo | undefined)?.parar();
   });
 
   it('lists the rooms through the agent and books a free one: the agent’s own message and the artifact', async () => {
@@ -200,10 +201,10 @@ describe('the console, in Chromium', () => {
 });
 
 it('with AGENTE_TOKENS: asks for a token, says when the agent refuses it, and works with the right one, Fio included', async () => {
+  const navegador = await abrirNavegador();
   const mcp = await iniciarServidorMcp();
   const ana = randomBytes(24).toString('base64url');
   const agente = await iniciarAgente(mcp.url, { AGENTE_TOKENS: `ana:${ana}` });
-  const navegador = await abrirNavegador();
   try {
     const pagina = await navegador.contexto.newPage();
     await pagina.goto(agente.url);
@@ -233,11 +234,11 @@ it('with AGENTE_TOKENS: asks for a token, says when the agent refuses it, and wo
 });
 
 it('with telemetry on: each exchange on the Fio names its trace, the one the agent exported its spans under', async () => {
+  const navegador = await abrirNavegador();
   const receptor = await iniciarReceptor();
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receptor.url, OTEL_BSP_SCHEDULE_DELAY: '50' };
   const mcp = await iniciarServidorMcp(otel);
   const agente = await iniciarAgente(mcp.url, otel);
-  const navegador = await abrirNavegador();
   try {
     const pagina = await navegador.contexto.newPage();
     await pagina.goto(agente.url);
