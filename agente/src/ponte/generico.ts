@@ -3,15 +3,15 @@
  * own call params in a data part, `{"name": "<skill>", "arguments": {...}}`,
  * or, for people, the text `<skill> chave=valor chave="valor com espacos"`;
  * the arguments are checked against the tool's inputSchema before anything
- * is sent. A result becomes an artifact named after the skill.
+ * is sent. A result becomes an artifact named after the skill's id.
  */
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
-import type { ConexaoMcp, Skill } from '../mcp/conexao.js';
+import { idDaSkill, type ConexaoMcp, type Skill } from '../mcp/conexao.js';
 import { problemaNoEsquema, propriedades, valorPeloTipo } from './esquemas.js';
 import { apresentar, lerRespostas } from './perguntas.js';
 import type { Efeito, Perfil } from './perfil.js';
-import type { Artefato, Chamada, Desfecho, Parte } from './tipos.js';
+import type { Artefato, Chamada, Desfecho, Ilegivel, Parte } from './tipos.js';
 
 /** The skills on offer now (the servers' tool lists change). */
 export interface Skills {
@@ -86,41 +86,61 @@ export function efeitoDe(ferramenta: Tool): Efeito {
   return ferramenta.annotations?.idempotentHint === true ? 'repetivel' : 'unico';
 }
 
+/**
+ * The skill a request names: the one with that id or, when none has it, the
+ * one tool of that bare name among all servers (the id an agent of one
+ * server gave before ids always carried the server, kept as an alias).
+ * Undefined: no such skill; `erro`: several servers have a tool of that name.
+ */
+function achar(skills: Skills, nome: unknown): Skill | Ilegivel | undefined {
+  if (typeof nome !== 'string') return undefined;
+  const exata = skills.skill(nome);
+  if (exata) return exata;
+  const [unica, ...outras] = skills.lista().filter(({ ferramenta }) => ferramenta.name === nome);
+  if (!unica || outras.length === 0) return unica;
+  return {
+    erro: `Skill ambigua ${JSON.stringify(nome)}: mais de um servidor tem essa ferramenta. Use o id: ${[unica, ...outras].map(({ id }) => id).join(', ')}.`,
+  };
+}
+
+/** A request for a skill: its arguments checked against the tool's inputSchema, as the call of that server's tool. */
+function chamadaDe(skill: Skill, argumentos: unknown): Chamada | (Ilegivel & { readonly rejeitar: true }) {
+  const lidos = objeto(argumentos);
+  if (!lidos) return { erro: `Pedido em dados: "arguments" deve ser um objeto JSON.`, rejeitar: true };
+  const problema = problemaNoEsquema(skill.ferramenta.inputSchema, lidos);
+  if (problema) return { erro: `Argumentos recusados por ${skill.id}: ${problema}`, rejeitar: true };
+  return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
+}
+
 export function perfilGenerico(skills: Skills): Perfil {
   return {
     ler(entrada) {
       const dados = objeto(entrada.dados);
-      let id: unknown;
-      let argumentos: unknown;
       if (dados) {
         const desconhecidos = Object.keys(dados).filter((campo) => campo !== 'name' && campo !== 'arguments');
         if (desconhecidos.length > 0)
           return { erro: `Pedido em dados: campo desconhecido "${desconhecidos.join('", "')}".`, rejeitar: true };
-        ({ name: id, arguments: argumentos = {} } = dados);
-      } else {
-        const texto = entrada.texto.trim();
-        const [primeira = ''] = texto.split(/\s+/, 1);
-        id = primeira;
-        const skill = skills.skill(primeira);
-        const lidos = pares(texto.slice(primeira.length));
-        if (!skill || !lidos) return { erro: mensagemForaDoFormato(skills.lista()), rejeitar: true };
-        const campos = propriedades(skill.ferramenta.inputSchema);
-        argumentos = Object.fromEntries(lidos.map(([chave, valor]) => [chave, valorPeloTipo(valor, campos[chave])]));
+        const { name, arguments: argumentos = {} } = dados;
+        const skill = achar(skills, name);
+        if (!skill)
+          return {
+            erro: `Skill desconhecida ${JSON.stringify(name)}. Skills: ${skills
+              .lista()
+              .map((s) => s.id)
+              .join(', ')}.`,
+            rejeitar: true,
+          };
+        if ('erro' in skill) return { ...skill, rejeitar: true };
+        return chamadaDe(skill, argumentos);
       }
-      const skill = typeof id === 'string' ? skills.skill(id) : undefined;
-      if (!skill)
-        return {
-          erro: `Skill desconhecida ${JSON.stringify(id)}. Skills: ${skills
-            .lista()
-            .map((s) => s.id)
-            .join(', ')}.`,
-          rejeitar: true,
-        };
-      const lidos = objeto(argumentos);
-      if (!lidos) return { erro: `Pedido em dados: "arguments" deve ser um objeto JSON.`, rejeitar: true };
-      const problema = problemaNoEsquema(skill.ferramenta.inputSchema, lidos);
-      if (problema) return { erro: `Argumentos recusados por ${skill.id}: ${problema}`, rejeitar: true };
-      return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
+      const texto = entrada.texto.trim();
+      const [primeira = ''] = texto.split(/\s+/, 1);
+      const skill = achar(skills, primeira);
+      if (skill && 'erro' in skill) return { ...skill, rejeitar: true };
+      const lidos = pares(texto.slice(primeira.length));
+      if (!skill || !lidos) return { erro: mensagemForaDoFormato(skills.lista()), rejeitar: true };
+      const campos = propriedades(skill.ferramenta.inputSchema);
+      return chamadaDe(skill, Object.fromEntries(lidos.map(([chave, valor]) => [chave, valorPeloTipo(valor, campos[chave])])));
     },
     conexao: (chamada) => (chamada.servidor === undefined ? undefined : skills.conexao(chamada.servidor)),
     preparar: () => Promise.resolve(undefined),
@@ -129,7 +149,8 @@ export function perfilGenerico(skills: Skills): Perfil {
     apresentar,
     lerRespostas: (pausa, entrada) => lerRespostas(pausa.perguntas, entrada),
     efeito(chamada) {
-      const skill = skills.skill(chamada.skill);
+      // By server and tool, not by the skill a pause kept: one stored before ids carried the server names its tool bare.
+      const skill = chamada.servidor === undefined ? undefined : skills.skill(idDaSkill(chamada.servidor, chamada.ferramenta));
       return skill ? efeitoDe(skill.ferramenta) : 'unico';
     },
     // A call whose replay is safe is left to finish: cut short, its effect would be neither done nor replayed.
