@@ -226,13 +226,18 @@ describe('server-everything over Streamable HTTP (one server: skill ids are stil
     assert.match(mensagemDe(fim), /- Name: Doc\n/);
   });
 
-  it("structuredContent becomes the artifact's data part (and its JSON text); the status says the text content", async () => {
+  it("structuredContent becomes one data part after the tool's own text part; the status says the text content", async () => {
     const fim = await enviar(cliente, dados({ name: 'everything.get-structured-content', arguments: { location: 'New York' } }));
     assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
     const esperado = { temperature: 33, conditions: 'Cloudy', humidity: 82 };
-    const { parts } = artefato(fim, 'everything.get-structured-content');
-    assert.deepEqual(dadosDe(parts), [esperado]);
-    assert.deepEqual(JSON.parse(textoDe(parts)), esperado);
+    // server-everything's text block is its own JSON.stringify of the weather: passed on as it wrote it.
+    assert.deepEqual(
+      artefato(fim, 'everything.get-structured-content').parts.map(({ content, mediaType }) => ({ content, mediaType })),
+      [
+        { content: { $case: 'text', value: JSON.stringify(esperado) }, mediaType: '' },
+        { content: { $case: 'data', value: esperado }, mediaType: 'application/json' },
+      ],
+    );
     assert.equal(mensagemDe(fim), JSON.stringify(esperado));
   });
 
@@ -240,6 +245,11 @@ describe('server-everything over Streamable HTTP (one server: skill ids are stil
     const fim = await enviar(cliente, texto('everything.get-tiny-image'));
     assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
     const { parts } = artefato(fim, 'everything.get-tiny-image');
+    assert.deepEqual(
+      parts.map(({ content }) => content?.$case),
+      ['text', 'raw', 'text'],
+      'each content block a part, in order',
+    );
     const [imagem, ...outros] = partesDeArquivo(parts);
     assert.ok(imagem?.content?.$case === 'raw' && outros.length === 0, 'one file part, with its bytes');
     assert.equal(imagem.mediaType, 'image/png');
@@ -248,7 +258,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are stil
     assert.equal(mensagemDe(fim), "Here's the image you requested:\nThe image above is the MCP logo.");
   });
 
-  it('resource links become file parts with their URI; an embedded resource, one with its bytes; no text: "<skill> concluida."', async () => {
+  it('resource links become file parts with their URI; an embedded text resource, a text part; a blob, a file part with its bytes; no text: "<skill> concluida."', async () => {
     const links = await enviar(cliente, texto('everything.get-resource-links count=2'));
     assert.equal(nomeDoEstado(links), 'TASK_STATE_COMPLETED', mensagemDe(links));
     assert.deepEqual(
@@ -266,10 +276,20 @@ describe('server-everything over Streamable HTTP (one server: skill ids are stil
 
     const referencia = await enviar(cliente, texto('everything.get-resource-reference'));
     assert.equal(nomeDoEstado(referencia), 'TASK_STATE_COMPLETED', mensagemDe(referencia));
-    const [embutido, ...outros] = partesDeArquivo(artefato(referencia, 'everything.get-resource-reference').parts);
-    assert.ok(embutido?.content?.$case === 'raw' && outros.length === 0, 'one file part, with its bytes');
+    const uri = 'demo://resource/dynamic/text/1';
+    const [antes, embutido, depois, ...outras] = artefato(referencia, 'everything.get-resource-reference').parts;
+    assert.equal(outras.length, 0, 'one part per content block');
+    assert.deepEqual(
+      [antes?.content, depois?.content],
+      [
+        { $case: 'text', value: 'Returning resource reference for Resource 1:' },
+        { $case: 'text', value: `You can access this resource using the URI: ${uri}` },
+      ],
+    );
+    assert.ok(embutido?.content?.$case === 'text', 'the embedded text resource, as text');
+    assert.match(embutido.content.value, /^Resource 1: This is a plaintext resource created at /);
     assert.equal(embutido.mediaType, 'text/plain');
-    assert.match(embutido.content.value.toString('utf8'), /^Resource 1: This is a plaintext resource created at /);
+    assert.deepEqual(embutido.metadata, { uri });
 
     // "ola" as a data: URI, so the server reads nothing from the network; its answer has no text block.
     const semTexto = await enviar(

@@ -258,7 +258,7 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
   const ECO: Chamada = chamada('eco', { texto: 'x' });
   const concluir = (resultado: CallToolResult) => concluirGenerico(ECO, resultado);
 
-  it('text: the message is the text blocks joined, and each is a text part of the artifact named after the skill id', () => {
+  it("text: the message is the text blocks joined, and each is a text part of the artifact named after the skill's id", () => {
     assert.deepEqual(
       concluir({
         content: [
@@ -308,40 +308,45 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
     ]);
   });
 
-  it('embedded resource: a file with its URI and its bytes (text encoded as base64, a blob as it came)', () => {
+  it('embedded resource: a text one as text with its media type, a blob as a file with its bytes; both keep their URI', () => {
     const desfecho = concluir({
       content: [
         { type: 'resource', resource: { uri: 'memo://1', text: 'olá', mimeType: 'text/markdown' } },
-        { type: 'resource', resource: { uri: 'memo://2', blob: 'AAEC' } },
+        { type: 'resource', resource: { uri: 'memo://2', text: 'sem tipo' } },
+        { type: 'resource', resource: { uri: 'memo://3', blob: 'AAEC', mimeType: 'application/octet-stream' } },
       ],
     });
     assert.ok(desfecho.estado === 'concluida', desfecho.mensagem);
     assert.deepEqual(desfecho.artefato.partes, [
-      { arquivo: { uri: 'memo://1', bytes: Buffer.from('olá').toString('base64'), mediaType: 'text/markdown' } },
-      { arquivo: { uri: 'memo://2', bytes: 'AAEC' } },
+      { texto: 'olá', uri: 'memo://1', mediaType: 'text/markdown' },
+      { texto: 'sem tipo', uri: 'memo://2' },
+      { arquivo: { uri: 'memo://3', bytes: 'AAEC', mediaType: 'application/octet-stream' } },
     ]);
   });
 
-  it("structuredContent: the artifact's data; text blocks (its serialization) are not repeated as parts, others are", () => {
+  it('structuredContent: one data part after the content blocks, which are kept as the tool wrote them', () => {
     const estruturado = { soma: 3, parcelas: [1, 2] };
     assert.deepEqual(
       concluir({
         content: [
-          { type: 'text', text: JSON.stringify(estruturado) },
+          { type: 'text', text: 'A soma e 3.' },
           { type: 'image', data: 'AA==', mimeType: 'image/gif' },
         ],
         structuredContent: estruturado,
       }),
       {
         estado: 'concluida',
-        mensagem: JSON.stringify(estruturado),
-        artefato: { nome: 'calc.eco', partes: [{ arquivo: { bytes: 'AA==', mediaType: 'image/gif' } }], dados: estruturado },
+        mensagem: 'A soma e 3.',
+        artefato: {
+          nome: 'calc.eco',
+          partes: [{ texto: 'A soma e 3.' }, { arquivo: { bytes: 'AA==', mediaType: 'image/gif' } }, { dados: estruturado }],
+        },
       },
     );
     assert.deepEqual(concluir({ content: [], structuredContent: estruturado }), {
       estado: 'concluida',
       mensagem: 'calc.eco concluida.',
-      artefato: { nome: 'calc.eco', dados: estruturado },
+      artefato: { nome: 'calc.eco', partes: [{ dados: estruturado }] },
     });
   });
 

@@ -43,7 +43,11 @@ export const mensagemForaDoFormato = (skills: readonly Skill[]) =>
     .map((skill) => skill.id)
     .join(', ')}.`;
 
-/** Text content, image and audio as files with their bytes, links and embedded resources as files with their URI. */
+/**
+ * A content block as it came: text as text, image and audio as files with
+ * their bytes, a link as a file by its URI, an embedded resource as text
+ * (with its media type) or as a file with its bytes, either keeping its URI.
+ */
 function parteDe(bloco: ContentBlock): Parte | undefined {
   switch (bloco.type) {
     case 'text':
@@ -55,8 +59,10 @@ function parteDe(bloco: ContentBlock): Parte | undefined {
       return { arquivo: { uri: bloco.uri, nome: bloco.name, ...(bloco.mimeType ? { mediaType: bloco.mimeType } : {}) } };
     case 'resource': {
       const { resource } = bloco;
-      const conteudo = 'blob' in resource ? { bytes: resource.blob } : { bytes: Buffer.from(resource.text).toString('base64') };
-      return { arquivo: { uri: resource.uri, ...conteudo, ...(resource.mimeType ? { mediaType: resource.mimeType } : {}) } };
+      const mediaType = resource.mimeType ? { mediaType: resource.mimeType } : {};
+      return 'blob' in resource
+        ? { arquivo: { uri: resource.uri, bytes: resource.blob, ...mediaType } }
+        : { texto: resource.text, uri: resource.uri, ...mediaType };
     }
     default:
       return undefined;
@@ -70,13 +76,18 @@ export const textoDe = (resultado: CallToolResult) =>
     .filter(Boolean)
     .join('\n');
 
-/** A tool's result as the Task's outcome: it completes with an artifact (an isError result is a failure, falhas.ts's). */
+/**
+ * A tool's result as the Task's outcome: it completes with an artifact of
+ * its content blocks, one part each and in order, then its
+ * structuredContent, if any, as one data part (an isError result is a
+ * failure, falhas.ts's). The tool's text is passed on as it wrote it, never
+ * rebuilt from the structured content.
+ */
 export function concluirGenerico(chamada: Chamada, resultado: CallToolResult): Desfecho {
   const texto = textoDe(resultado);
   const dados = objeto(resultado.structuredContent);
-  // With structuredContent, the text blocks are its serialization for older clients: the data part says it once.
-  const partes = resultado.content.filter((bloco) => !dados || bloco.type !== 'text').flatMap((bloco) => parteDe(bloco) ?? []);
-  const artefato: Artefato = { nome: chamada.skill, ...(partes.length > 0 ? { partes } : {}), ...(dados ? { dados } : {}) };
+  const partes = [...resultado.content.flatMap((bloco) => parteDe(bloco) ?? []), ...(dados ? [{ dados }] : [])];
+  const artefato: Artefato = { nome: chamada.skill, ...(partes.length > 0 ? { partes } : {}) };
   return { estado: 'concluida', mensagem: texto || `${chamada.skill} concluida.`, artefato };
 }
 
