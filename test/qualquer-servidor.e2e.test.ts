@@ -1,7 +1,7 @@
 /**
  * The agent bridging MCP servers that are not ours (issue 23), started with
- * AGENTE_MCP_CONFIG as a user would: server-everything over Streamable HTTP
- * and server-memory over stdio (both of the 2025 era, built on the 1.x SDK),
+ * AGENTE_MCP_CONFIG as a user would: server-everything over Streamable HTTP,
+ * server-memory and server-filesystem over stdio (of the 2025 era, built on the 1.x SDK),
  * and the 2026-07-28 fixture of two question rounds. Every A2A exchange goes
  * through the official @a2a-js/sdk client; every process runs on a free port.
  * URL-mode questions (AUTH_REQUIRED) and CancelTask, of a running call and
@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -27,6 +27,7 @@ import {
   iniciarPerguntas,
   memoria,
   pastaTemporaria,
+  sistemaDeArquivos,
   type Pasta,
   type ServidorExterno,
   type ServidorNoArquivo,
@@ -426,6 +427,77 @@ describe('server-memory over stdio', () => {
         .map((linha) => JSON.parse(linha) as unknown),
       entidades.map((entidade) => ({ type: 'entity', ...entidade })),
     );
+  });
+});
+
+describe("server-filesystem over stdio: the tool's text as text, and skill ids that stay when a server is added", () => {
+  let pasta: Pasta | undefined;
+  let agente: Processo | undefined;
+  let arquivos = '';
+  before(async () => {
+    pasta = pastaTemporaria();
+    arquivos = join(pasta.caminho, 'arquivos');
+    mkdirSync(arquivos);
+    writeFileSync(join(arquivos, 'ola.txt'), 'Olá, ponte!');
+    agente = await iniciarAgenteGenerico(pasta.config({ fs: sistemaDeArquivos(arquivos) }));
+  });
+  after(async () => {
+    await agente?.parar();
+    pasta?.apagar();
+  });
+  const oAgente = () => {
+    assert.ok(agente, 'the agent started');
+    return agente;
+  };
+
+  it("read_text_file: the artifact's text part is the file's text as the tool wrote it, then its structuredContent as one data part", async () => {
+    const cliente = await clienteOficial(oAgente().url, 'JSONRPC');
+    const lido = await enviar(cliente, dados({ name: 'fs.read_text_file', arguments: { path: join(arquivos, 'ola.txt') } }));
+    assert.equal(nomeDoEstado(lido), 'TASK_STATE_COMPLETED', mensagemDe(lido));
+    assert.equal(mensagemDe(lido), 'Olá, ponte!');
+    assert.deepEqual(
+      artefato(lido, 'fs.read_text_file').parts.map(({ content, mediaType }) => ({ content, mediaType })),
+      [
+        { content: { $case: 'text', value: 'Olá, ponte!' }, mediaType: '' },
+        { content: { $case: 'data', value: { content: 'Olá, ponte!' } }, mediaType: 'application/json' },
+      ],
+    );
+
+    const listada = await enviar(cliente, texto(`fs.list_directory path=${arquivos}`));
+    assert.equal(nomeDoEstado(listada), 'TASK_STATE_COMPLETED', mensagemDe(listada));
+    assert.deepEqual(
+      artefato(listada, 'fs.list_directory').parts.map(({ content }) => content),
+      [
+        { $case: 'text', value: '[FILE] ola.txt' },
+        { $case: 'data', value: { content: '[FILE] ola.txt' } },
+      ],
+    );
+  });
+
+  it("the first server's skill ids are the same with one server in the file and with two", async () => {
+    const sozinho = (await card(oAgente().url)).skills.map(({ id }) => id);
+    for (const id of ['fs.read_text_file', 'fs.list_directory', 'fs.write_file']) assert.ok(sozinho.includes(id), sozinho.join(', '));
+    assert.ok(
+      sozinho.every((id) => id.startsWith('fs.')),
+      sozinho.join(', '),
+    );
+    assert.ok(pasta);
+    const config = pasta.config({ fs: sistemaDeArquivos(arquivos), memoria: memoria(join(pasta.caminho, 'grafo.jsonl')) }, 'dois.json');
+    const comDois = await iniciarAgenteGenerico(config);
+    try {
+      const ids = (await card(comDois.url)).skills.map(({ id }) => id);
+      assert.deepEqual(
+        ids.filter((id) => id.startsWith('fs.')),
+        sozinho,
+      );
+      assert.ok(ids.includes('memoria.read_graph'), ids.join(', '));
+      const cliente = await clienteOficial(comDois.url, 'HTTP+JSON');
+      const lido = await enviar(cliente, texto(`fs.read_text_file path=${join(arquivos, 'ola.txt')}`));
+      assert.equal(nomeDoEstado(lido), 'TASK_STATE_COMPLETED', mensagemDe(lido));
+      assert.equal(textoDe(artefato(lido, 'fs.read_text_file').parts), 'Olá, ponte!');
+    } finally {
+      await comDois.parar();
+    }
   });
 });
 
