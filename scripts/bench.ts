@@ -519,7 +519,7 @@ async function completo(): Promise<void> {
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: FERRAMENTAS.reservar, arguments: vagaA2A() }) }),
+      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: `salas.${FERRAMENTAS.reservar}`, arguments: vagaA2A() }) }),
     },
   ];
   const enviarPeloGenerico = await aquecerEMedir(

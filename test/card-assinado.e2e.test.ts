@@ -259,7 +259,7 @@ describe('AGENTE_CHAVE_CARD', () => {
       const antes = await lerCard(agente.url);
       assert.deepEqual(
         antes.card.skills.map(({ id }) => id),
-        ['consultar'],
+        ['mutavel.consultar'],
       );
       await verificar(comoCard(antes.json));
       nomes.push('reservar');
@@ -268,7 +268,7 @@ describe('AGENTE_CHAVE_CARD', () => {
       const depois = await lerCard(agente.url);
       assert.deepEqual(
         depois.card.skills.map(({ id }) => id),
-        ['consultar', 'reservar'],
+        ['mutavel.consultar', 'mutavel.reservar'],
       );
       await verificar(comoCard(depois.json));
       // The old signature does not cover the new card.

@@ -690,7 +690,7 @@ describe('a server of the 2025 era (server-everything through AGENTE_MCP_CONFIG)
     if (!agente || !receptor) throw new Error('os processos nao subiram antes deste teste');
     const cliente = await clienteOficial(agente.url, 'JSONRPC');
     const fluxo = leitor(
-      cliente.sendMessageStream(dados({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } })),
+      cliente.sendMessageStream(dados({ name: 'everything.trigger-long-running-operation', arguments: { duration: 30, steps: 30 } })),
     );
     // The Task, then a progress update: the call is running on the server.
     const [primeiro] = await fluxo.ate(

@@ -1,7 +1,7 @@
 /**
  * The agent bridging MCP servers that are not ours (issue 23), started with
- * AGENTE_MCP_CONFIG as a user would: server-everything over Streamable HTTP
- * and server-memory over stdio (both of the 2025 era, built on the 1.x SDK),
+ * AGENTE_MCP_CONFIG as a user would: server-everything over Streamable HTTP,
+ * server-memory and server-filesystem over stdio (of the 2025 era, built on the 1.x SDK),
  * and the 2026-07-28 fixture of two question rounds. Every A2A exchange goes
  * through the official @a2a-js/sdk client; every process runs on a free port.
  * URL-mode questions (AUTH_REQUIRED) and CancelTask, of a running call and
@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -27,6 +27,7 @@ import {
   iniciarPerguntas,
   memoria,
   pastaTemporaria,
+  sistemaDeArquivos,
   type Pasta,
   type ServidorExterno,
   type ServidorNoArquivo,
@@ -94,7 +95,7 @@ async function linhasDurante(agente: Processo, acao: () => Promise<unknown>): Pr
   return (await linhasAte(agente, marcar)).slice(antes);
 }
 
-describe('server-everything over Streamable HTTP (one server: skill ids are tool names)', () => {
+describe('server-everything over Streamable HTTP (one server: skill ids are still everything.<tool>)', () => {
   let pasta: Pasta | undefined;
   let everything: ServidorExterno | undefined;
   let agente: Processo | undefined;
@@ -118,11 +119,15 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
   it("the card: one skill per tool, and the extension with each tool's server, name and schemas", async () => {
     const lido = await card(oAgente().url);
     const ids = lido.skills.map(({ id }) => id);
-    for (const id of ['trigger-elicitation-request', 'get-structured-content', 'get-tiny-image', 'trigger-long-running-operation'])
-      assert.ok(ids.includes(id), `${id} among ${ids.join(', ')}`);
+    for (const tool of ['trigger-elicitation-request', 'get-structured-content', 'get-tiny-image', 'trigger-long-running-operation'])
+      assert.ok(ids.includes(`everything.${tool}`), `everything.${tool} among ${ids.join(', ')}`);
+    assert.ok(
+      ids.every((id) => id.startsWith('everything.')),
+      ids.join(', '),
+    );
     const ferramentas = ferramentasNoCard(lido);
     assert.deepEqual(Object.keys(ferramentas).sort(), [...ids].sort(), 'the extension describes every skill, and only them');
-    const estruturado = ferramentas['get-structured-content'];
+    const estruturado = ferramentas['everything.get-structured-content'];
     assert.ok(estruturado);
     assert.equal(estruturado.servidor, 'everything');
     assert.equal(estruturado.ferramenta, 'get-structured-content');
@@ -137,7 +142,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
   });
 
   it("an elicitation during the call pauses the Task; an accepted answer (inputResponses) completes it with the server's text", async () => {
-    const pausa = await enviar(cliente, dados({ name: 'trigger-elicitation-request', arguments: {} }));
+    const pausa = await enviar(cliente, dados({ name: 'everything.trigger-elicitation-request', arguments: {} }));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
     assert.equal(mensagemDe(pausa), 'Please provide inputs for the following fields:');
     const { inputRequests } = dadosDaPausa(pausa);
@@ -160,7 +165,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
       mensagemDe(fim),
       /^✅ User provided the requested information!\nUser inputs:\n- Name: Marty McFly\n- Agreed to terms: true\n- Favorite Integer: 7\n/,
     );
-    const { parts } = artefato(fim, 'trigger-elicitation-request');
+    const { parts } = artefato(fim, 'everything.trigger-elicitation-request');
     assert.equal(
       textoDe(parts.slice(0, 2)),
       '✅ User provided the requested information! User inputs:\n- Name: Marty McFly\n- Agreed to terms: true\n- Favorite Integer: 7',
@@ -169,13 +174,13 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
   });
 
   it('recusar (text) declines: server-everything answers a decline with a normal result, so the Task completes', async () => {
-    const pausa = await enviar(cliente, texto('trigger-elicitation-request'));
+    const pausa = await enviar(cliente, texto('everything.trigger-elicitation-request'));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
     const fim = await enviar(cliente, texto('recusar', { taskId: pausa.id }));
     assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
     assert.equal(mensagemDe(fim), '❌ User declined to provide the requested information.\n\nRaw result: {\n  "action": "decline"\n}');
     assert.deepEqual(
-      artefato(fim, 'trigger-elicitation-request').parts.map(({ content }) => content),
+      artefato(fim, 'everything.trigger-elicitation-request').parts.map(({ content }) => content),
       [
         { $case: 'text', value: '❌ User declined to provide the requested information.' },
         { $case: 'text', value: '\nRaw result: {\n  "action": "decline"\n}' },
@@ -185,7 +190,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
 
   it('an answer the requestedSchema refuses keeps the question, says why in the data part, and reaches nobody', async () => {
     const aAgente = oAgente();
-    const pausa = await enviar(cliente, dados({ name: 'trigger-elicitation-request', arguments: {} }));
+    const pausa = await enviar(cliente, dados({ name: 'everything.trigger-elicitation-request', arguments: {} }));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
     const [chave = ''] = Object.keys(dadosDaPausa(pausa).inputRequests);
 
@@ -222,20 +227,30 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
     assert.match(mensagemDe(fim), /- Name: Doc\n/);
   });
 
-  it("structuredContent becomes the artifact's data part (and its JSON text); the status says the text content", async () => {
-    const fim = await enviar(cliente, dados({ name: 'get-structured-content', arguments: { location: 'New York' } }));
+  it("structuredContent becomes one data part after the tool's own text part; the status says the text content", async () => {
+    const fim = await enviar(cliente, dados({ name: 'everything.get-structured-content', arguments: { location: 'New York' } }));
     assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
     const esperado = { temperature: 33, conditions: 'Cloudy', humidity: 82 };
-    const { parts } = artefato(fim, 'get-structured-content');
-    assert.deepEqual(dadosDe(parts), [esperado]);
-    assert.deepEqual(JSON.parse(textoDe(parts)), esperado);
+    // server-everything's text block is its own JSON.stringify of the weather: passed on as it wrote it.
+    assert.deepEqual(
+      artefato(fim, 'everything.get-structured-content').parts.map(({ content, mediaType }) => ({ content, mediaType })),
+      [
+        { content: { $case: 'text', value: JSON.stringify(esperado) }, mediaType: '' },
+        { content: { $case: 'data', value: esperado }, mediaType: 'application/json' },
+      ],
+    );
     assert.equal(mensagemDe(fim), JSON.stringify(esperado));
   });
 
   it('an image becomes a file part: its bytes (raw) and mediaType image/png', async () => {
-    const fim = await enviar(cliente, texto('get-tiny-image'));
+    const fim = await enviar(cliente, texto('everything.get-tiny-image'));
     assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
-    const { parts } = artefato(fim, 'get-tiny-image');
+    const { parts } = artefato(fim, 'everything.get-tiny-image');
+    assert.deepEqual(
+      parts.map(({ content }) => content?.$case),
+      ['text', 'raw', 'text'],
+      'each content block a part, in order',
+    );
     const [imagem, ...outros] = partesDeArquivo(parts);
     assert.ok(imagem?.content?.$case === 'raw' && outros.length === 0, 'one file part, with its bytes');
     assert.equal(imagem.mediaType, 'image/png');
@@ -244,11 +259,11 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
     assert.equal(mensagemDe(fim), "Here's the image you requested:\nThe image above is the MCP logo.");
   });
 
-  it('resource links become file parts with their URI; an embedded resource, one with its bytes; no text: "<skill> concluida."', async () => {
-    const links = await enviar(cliente, texto('get-resource-links count=2'));
+  it('resource links become file parts with their URI; an embedded text resource, a text part; a blob, a file part with its bytes; no text: "<skill> concluida."', async () => {
+    const links = await enviar(cliente, texto('everything.get-resource-links count=2'));
     assert.equal(nomeDoEstado(links), 'TASK_STATE_COMPLETED', mensagemDe(links));
     assert.deepEqual(
-      partesDeArquivo(artefato(links, 'get-resource-links').parts).map(({ content, filename, mediaType }) => ({
+      partesDeArquivo(artefato(links, 'everything.get-resource-links').parts).map(({ content, filename, mediaType }) => ({
         content,
         filename,
         mediaType,
@@ -260,21 +275,34 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
     );
     assert.equal(mensagemDe(links), 'Here are 2 resource links to resources available in this server:');
 
-    const referencia = await enviar(cliente, texto('get-resource-reference'));
+    const referencia = await enviar(cliente, texto('everything.get-resource-reference'));
     assert.equal(nomeDoEstado(referencia), 'TASK_STATE_COMPLETED', mensagemDe(referencia));
-    const [embutido, ...outros] = partesDeArquivo(artefato(referencia, 'get-resource-reference').parts);
-    assert.ok(embutido?.content?.$case === 'raw' && outros.length === 0, 'one file part, with its bytes');
+    const uri = 'demo://resource/dynamic/text/1';
+    const [antes, embutido, depois, ...outras] = artefato(referencia, 'everything.get-resource-reference').parts;
+    assert.equal(outras.length, 0, 'one part per content block');
+    assert.deepEqual(
+      [antes?.content, depois?.content],
+      [
+        { $case: 'text', value: 'Returning resource reference for Resource 1:' },
+        { $case: 'text', value: `You can access this resource using the URI: ${uri}` },
+      ],
+    );
+    assert.ok(embutido?.content?.$case === 'text', 'the embedded text resource, as text');
+    assert.match(embutido.content.value, /^Resource 1: This is a plaintext resource created at /);
     assert.equal(embutido.mediaType, 'text/plain');
-    assert.match(embutido.content.value.toString('utf8'), /^Resource 1: This is a plaintext resource created at /);
+    assert.deepEqual(embutido.metadata, { uri });
 
     // "ola" as a data: URI, so the server reads nothing from the network; its answer has no text block.
     const semTexto = await enviar(
       cliente,
-      dados({ name: 'gzip-file-as-resource', arguments: { name: 'ola.gz', data: 'data:text/plain;base64,b2xh', outputType: 'resource' } }),
+      dados({
+        name: 'everything.gzip-file-as-resource',
+        arguments: { name: 'ola.gz', data: 'data:text/plain;base64,b2xh', outputType: 'resource' },
+      }),
     );
     assert.equal(nomeDoEstado(semTexto), 'TASK_STATE_COMPLETED', mensagemDe(semTexto));
-    assert.equal(mensagemDe(semTexto), 'gzip-file-as-resource concluida.');
-    const [comprimido] = partesDeArquivo(artefato(semTexto, 'gzip-file-as-resource').parts);
+    assert.equal(mensagemDe(semTexto), 'everything.gzip-file-as-resource concluida.');
+    const [comprimido] = partesDeArquivo(artefato(semTexto, 'everything.gzip-file-as-resource').parts);
     assert.ok(comprimido?.content?.$case === 'raw');
     assert.equal(comprimido.mediaType, 'application/gzip');
     assert.equal(gunzipSync(comprimido.content.value).toString('utf8'), 'ola');
@@ -282,7 +310,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
 
   it('progress notifications are streamed as WORKING updates with their message, before COMPLETED', async () => {
     const eventos = await todos(
-      cliente.sendMessageStream(dados({ name: 'trigger-long-running-operation', arguments: { duration: 0.4, steps: 4 } })),
+      cliente.sendMessageStream(dados({ name: 'everything.trigger-long-running-operation', arguments: { duration: 0.4, steps: 4 } })),
     );
     assert.deepEqual(eventos.map(resumo), [
       'task:TASK_STATE_SUBMITTED',
@@ -291,7 +319,7 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
       'TASK_STATE_WORKING',
       'TASK_STATE_WORKING',
       'TASK_STATE_WORKING',
-      'artifact:trigger-long-running-operation',
+      'artifact:everything.trigger-long-running-operation',
       'TASK_STATE_COMPLETED',
     ]);
     const mensagens = eventos.flatMap(({ payload }) =>
@@ -309,13 +337,13 @@ describe('server-everything over Streamable HTTP (one server: skill ids are tool
   it("arguments the inputSchema refuses: REJECTED with the validator's message, and no tools/call", async () => {
     let rejeitada: Task | undefined;
     const durante = await linhasDurante(oAgente(), async () => {
-      rejeitada = await enviar(cliente, dados({ name: 'get-structured-content', arguments: { location: 42 } }));
+      rejeitada = await enviar(cliente, dados({ name: 'everything.get-structured-content', arguments: { location: 42 } }));
     });
     assert.ok(rejeitada);
     assert.equal(nomeDoEstado(rejeitada), 'TASK_STATE_REJECTED');
     assert.equal(
       mensagemDe(rejeitada),
-      'Argumentos recusados por get-structured-content: data/location must be string, data/location must be equal to one of the allowed values',
+      'Argumentos recusados por everything.get-structured-content: data/location must be string, data/location must be equal to one of the allowed values',
     );
     assert.deepEqual(
       durante.filter((linha) => linha.includes('metodo=tools/call')),
@@ -332,19 +360,26 @@ describe('server-everything with a "tools" allow-list', () => {
     const lido = await card(agente.url);
     assert.deepEqual(
       lido.skills.map(({ id }) => id),
-      ['echo', 'get-sum'],
+      ['everything.echo', 'everything.get-sum'],
     );
-    assert.deepEqual(Object.keys(ferramentasNoCard(lido)), ['echo', 'get-sum']);
+    assert.deepEqual(Object.keys(ferramentasNoCard(lido)), ['everything.echo', 'everything.get-sum']);
 
     const cliente = await clienteOficial(agente.url, 'HTTP+JSON');
-    const recusada = await enviar(cliente, dados({ name: 'get-env', arguments: {} }));
-    assert.equal(nomeDoEstado(recusada), 'TASK_STATE_REJECTED');
-    assert.equal(mensagemDe(recusada), 'Skill desconhecida "get-env". Skills: echo, get-sum.');
-    assert.deepEqual(recusada.artifacts, []);
+    for (const name of ['everything.get-env', 'get-env']) {
+      const recusada = await enviar(cliente, dados({ name, arguments: {} }));
+      assert.equal(nomeDoEstado(recusada), 'TASK_STATE_REJECTED');
+      assert.equal(mensagemDe(recusada), `Skill desconhecida "${name}". Skills: everything.echo, everything.get-sum.`);
+      assert.deepEqual(recusada.artifacts, []);
+    }
 
+    // The bare tool name is an alias of the one skill of that tool: the artifact is named by the id.
     const soma = await enviar(cliente, texto('get-sum a=2 b=3'));
     assert.equal(nomeDoEstado(soma), 'TASK_STATE_COMPLETED', mensagemDe(soma));
     assert.equal(mensagemDe(soma), 'The sum of 2 and 3 is 5.');
+    assert.deepEqual(
+      soma.artifacts.map(({ name }) => name),
+      ['everything.get-sum'],
+    );
   });
 });
 
@@ -369,17 +404,17 @@ describe('server-memory over stdio', () => {
       { name: 'Marty', entityType: 'pessoa', observations: ['viaja no tempo'] },
       { name: 'Doc', entityType: 'pessoa', observations: ['inventor', 'tem um DeLorean'] },
     ];
-    const criadas = await enviar(cliente, dados({ name: 'create_entities', arguments: { entities: entidades } }));
+    const criadas = await enviar(cliente, dados({ name: 'memoria.create_entities', arguments: { entities: entidades } }));
     assert.equal(nomeDoEstado(criadas), 'TASK_STATE_COMPLETED', mensagemDe(criadas));
-    assert.deepEqual(dadosDe(artefato(criadas, 'create_entities').parts), [{ entities: entidades }]);
+    assert.deepEqual(dadosDe(artefato(criadas, 'memoria.create_entities').parts), [{ entities: entidades }]);
 
-    const lido = await enviar(cliente, texto('read_graph'));
+    const lido = await enviar(cliente, texto('memoria.read_graph'));
     assert.equal(nomeDoEstado(lido), 'TASK_STATE_COMPLETED', mensagemDe(lido));
-    assert.deepEqual(dadosDe(artefato(lido, 'read_graph').parts), [{ entities: entidades, relations: [] }]);
+    assert.deepEqual(dadosDe(artefato(lido, 'memoria.read_graph').parts), [{ entities: entidades, relations: [] }]);
     // isError: the Task fails with the tool's own text.
     const falhou = await enviar(
       cliente,
-      dados({ name: 'add_observations', arguments: { observations: [{ entityName: 'Biff', contents: ['nao existe'] }] } }),
+      dados({ name: 'memoria.add_observations', arguments: { observations: [{ entityName: 'Biff', contents: ['nao existe'] }] } }),
     );
     assert.equal(nomeDoEstado(falhou), 'TASK_STATE_FAILED');
     assert.equal(mensagemDe(falhou), 'Entity with name Biff not found');
@@ -392,6 +427,77 @@ describe('server-memory over stdio', () => {
         .map((linha) => JSON.parse(linha) as unknown),
       entidades.map((entidade) => ({ type: 'entity', ...entidade })),
     );
+  });
+});
+
+describe("server-filesystem over stdio: the tool's text as text, and skill ids that stay when a server is added", () => {
+  let pasta: Pasta | undefined;
+  let agente: Processo | undefined;
+  let arquivos = '';
+  before(async () => {
+    pasta = pastaTemporaria();
+    arquivos = join(pasta.caminho, 'arquivos');
+    mkdirSync(arquivos);
+    writeFileSync(join(arquivos, 'ola.txt'), 'Olá, ponte!');
+    agente = await iniciarAgenteGenerico(pasta.config({ fs: sistemaDeArquivos(arquivos) }));
+  });
+  after(async () => {
+    await agente?.parar();
+    pasta?.apagar();
+  });
+  const oAgente = () => {
+    assert.ok(agente, 'the agent started');
+    return agente;
+  };
+
+  it("read_text_file: the artifact's text part is the file's text as the tool wrote it, then its structuredContent as one data part", async () => {
+    const cliente = await clienteOficial(oAgente().url, 'JSONRPC');
+    const lido = await enviar(cliente, dados({ name: 'fs.read_text_file', arguments: { path: join(arquivos, 'ola.txt') } }));
+    assert.equal(nomeDoEstado(lido), 'TASK_STATE_COMPLETED', mensagemDe(lido));
+    assert.equal(mensagemDe(lido), 'Olá, ponte!');
+    assert.deepEqual(
+      artefato(lido, 'fs.read_text_file').parts.map(({ content, mediaType }) => ({ content, mediaType })),
+      [
+        { content: { $case: 'text', value: 'Olá, ponte!' }, mediaType: '' },
+        { content: { $case: 'data', value: { content: 'Olá, ponte!' } }, mediaType: 'application/json' },
+      ],
+    );
+
+    const listada = await enviar(cliente, texto(`fs.list_directory path=${arquivos}`));
+    assert.equal(nomeDoEstado(listada), 'TASK_STATE_COMPLETED', mensagemDe(listada));
+    assert.deepEqual(
+      artefato(listada, 'fs.list_directory').parts.map(({ content }) => content),
+      [
+        { $case: 'text', value: '[FILE] ola.txt' },
+        { $case: 'data', value: { content: '[FILE] ola.txt' } },
+      ],
+    );
+  });
+
+  it("the first server's skill ids are the same with one server in the file and with two", async () => {
+    const sozinho = (await card(oAgente().url)).skills.map(({ id }) => id);
+    for (const id of ['fs.read_text_file', 'fs.list_directory', 'fs.write_file']) assert.ok(sozinho.includes(id), sozinho.join(', '));
+    assert.ok(
+      sozinho.every((id) => id.startsWith('fs.')),
+      sozinho.join(', '),
+    );
+    assert.ok(pasta);
+    const config = pasta.config({ fs: sistemaDeArquivos(arquivos), memoria: memoria(join(pasta.caminho, 'grafo.jsonl')) }, 'dois.json');
+    const comDois = await iniciarAgenteGenerico(config);
+    try {
+      const ids = (await card(comDois.url)).skills.map(({ id }) => id);
+      assert.deepEqual(
+        ids.filter((id) => id.startsWith('fs.')),
+        sozinho,
+      );
+      assert.ok(ids.includes('memoria.read_graph'), ids.join(', '));
+      const cliente = await clienteOficial(comDois.url, 'HTTP+JSON');
+      const lido = await enviar(cliente, texto(`fs.read_text_file path=${join(arquivos, 'ola.txt')}`));
+      assert.equal(nomeDoEstado(lido), 'TASK_STATE_COMPLETED', mensagemDe(lido));
+      assert.equal(textoDe(artefato(lido, 'fs.read_text_file').parts), 'Olá, ponte!');
+    } finally {
+      await comDois.parar();
+    }
   });
 });
 
@@ -458,9 +564,16 @@ describe('the 2026-07-28 fixture and server-memory, on two agents sharing Postgr
     const grafo = await enviar(cliente, texto('memoria.read_graph'));
     assert.equal(nomeDoEstado(grafo), 'TASK_STATE_COMPLETED', mensagemDe(grafo));
     assert.deepEqual(dadosDe(artefato(grafo, 'memoria.read_graph').parts), [{ entities: [], relations: [] }]);
+    // Only memoria has a read_graph: its bare name is an alias of memoria.read_graph, which names the artifact.
     const semPrefixo = await enviar(cliente, dados({ name: 'read_graph', arguments: {} }));
-    assert.equal(nomeDoEstado(semPrefixo), 'TASK_STATE_REJECTED');
-    assert.match(mensagemDe(semPrefixo), /^Skill desconhecida "read_graph"\. Skills: .*memoria\.read_graph/);
+    assert.equal(nomeDoEstado(semPrefixo), 'TASK_STATE_COMPLETED', mensagemDe(semPrefixo));
+    assert.deepEqual(
+      semPrefixo.artifacts.map(({ name }) => name),
+      ['memoria.read_graph'],
+    );
+    const desconhecida = await enviar(cliente, dados({ name: 'apagar_tudo', arguments: {} }));
+    assert.equal(nomeDoEstado(desconhecida), 'TASK_STATE_REJECTED');
+    assert.match(mensagemDe(desconhecida), /^Skill desconhecida "apagar_tudo"\. Skills: .*memoria\.read_graph/);
   });
 
   it('a durable pause: asked on agent A, two questions answered on agent B, the second round answered on A', async () => {
@@ -548,7 +661,7 @@ describe('a 2025-era server (server-everything) on two agents sharing PostgreSQL
   it("an elicitation paused on agent A and answered on agent B fails the Task, saying the question lived in A's session", async () => {
     const [a, b] = agentes();
     const [clienteA, clienteB] = await Promise.all([clienteOficial(a.url, 'JSONRPC'), clienteOficial(b.url, 'JSONRPC')]);
-    const pausa = await enviar(clienteA, dados({ name: 'trigger-elicitation-request', arguments: {} }));
+    const pausa = await enviar(clienteA, dados({ name: 'everything.trigger-elicitation-request', arguments: {} }));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
     const [chave = ''] = Object.keys(dadosDaPausa(pausa).inputRequests);
     assert.equal(
@@ -596,7 +709,7 @@ describe('URL-mode elicitation (server-everything trigger-url-elicitation): the 
     const { traceId, opcoes } = rastro();
     const pausa = comoTarefa(
       await cliente.sendMessage(
-        dados({ name: 'trigger-url-elicitation', arguments: { url: URL_DE_TESTE, message: 'Autorize o acesso a conta 42' } }),
+        dados({ name: 'everything.trigger-url-elicitation', arguments: { url: URL_DE_TESTE, message: 'Autorize o acesso a conta 42' } }),
         opcoes,
       ),
     );
@@ -638,7 +751,7 @@ describe('URL-mode elicitation (server-everything trigger-url-elicitation): the 
     const concluido = `✅ User completed the URL elicitation flow.\nElicitation ID: ${String(elicitationId)}\nURL: ${URL_DE_TESTE}`;
     assert.equal(mensagemDe(fim), `${concluido}\n\nRaw result: {\n  "action": "accept"\n}`);
     assert.deepEqual(
-      artefato(fim, 'trigger-url-elicitation').parts.map(({ content }) => content),
+      artefato(fim, 'everything.trigger-url-elicitation').parts.map(({ content }) => content),
       [
         { $case: 'text', value: concluido },
         { $case: 'text', value: '\nRaw result: {\n  "action": "accept"\n}' },
@@ -659,7 +772,9 @@ describe('URL-mode elicitation (server-everything trigger-url-elicitation): the 
     const cliente = await clienteOficial(agente.url, 'HTTP+JSON');
     const { traceId, opcoes } = rastro();
     const argumentos = { url: 'https://exemplo.test/relatorio', message: 'Entre para liberar o relatorio', errorPath: true };
-    const prerequisito = comoTarefa(await cliente.sendMessage(dados({ name: 'trigger-url-elicitation', arguments: argumentos }), opcoes));
+    const prerequisito = comoTarefa(
+      await cliente.sendMessage(dados({ name: 'everything.trigger-url-elicitation', arguments: argumentos }), opcoes),
+    );
     assert.equal(nomeDoEstado(prerequisito), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(prerequisito));
     assert.equal(
       mensagemDe(prerequisito),
@@ -697,7 +812,7 @@ describe('URL-mode elicitation (server-everything trigger-url-elicitation): the 
 
   it('recusar declines the URL: the server answers a decline with a normal result, so the Task completes with it', async () => {
     const cliente = await clienteOficial(processos.agente.url, 'JSONRPC');
-    const pausa = await enviar(cliente, texto(`trigger-url-elicitation url=${URL_DE_TESTE}`));
+    const pausa = await enviar(cliente, texto(`everything.trigger-url-elicitation url=${URL_DE_TESTE}`));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_AUTH_REQUIRED', mensagemDe(pausa));
     assert.equal(mensagemDe(pausa), `Please open the link to complete this action. ${URL_DE_TESTE}`);
     const elicitationId = String(Object.values(dadosDaPausa(pausa).inputRequests)[0]?.params.elicitationId);
@@ -719,7 +834,10 @@ describe('CancelTask of a running call (server-everything trigger-long-running-o
     const { traceId, opcoes } = rastro();
     const inicio = performance.now();
     const fluxo = leitor(
-      cliente.sendMessageStream(dados({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }), opcoes),
+      cliente.sendMessageStream(
+        dados({ name: 'everything.trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }),
+        opcoes,
+      ),
     );
     // The first progress proves the tools/call is running on the server: the cancel comes after it, not at a guessed time.
     const ateOProgresso = await fluxo.ate(
@@ -760,7 +878,7 @@ describe('CancelTask of a running call (server-everything trigger-long-running-o
 
     // The call's HTTP session was given back: the next call runs on it, not on a new one.
     const eco = rastro();
-    const ola = comoTarefa(await cliente.sendMessage(texto('echo message=ola'), eco.opcoes));
+    const ola = comoTarefa(await cliente.sendMessage(texto('everything.echo message=ola'), eco.opcoes));
     assert.equal(nomeDoEstado(ola), 'TASK_STATE_COMPLETED', mensagemDe(ola));
     assert.equal(mensagemDe(ola), 'Echo: ola');
     const doEco = await agente.esperarLinha(linhaDaChamada('echo', eco.traceId, 'complete'));
@@ -775,7 +893,7 @@ describe('CancelTask of a Task paused on a session question (server-everything t
     const { agente } = processos;
     const cliente = await clienteOficial(agente.url, 'JSONRPC');
     const { traceId, opcoes } = rastro();
-    const pausa = comoTarefa(await cliente.sendMessage(dados({ name: 'trigger-elicitation-request', arguments: {} }), opcoes));
+    const pausa = comoTarefa(await cliente.sendMessage(dados({ name: 'everything.trigger-elicitation-request', arguments: {} }), opcoes));
     assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
     const [chave = ''] = Object.keys(dadosDaPausa(pausa).inputRequests);
 
@@ -800,7 +918,7 @@ describe('CancelTask of a Task paused on a session question (server-everything t
     );
 
     const eco = rastro();
-    const ola = comoTarefa(await cliente.sendMessage(texto('echo message=ola'), eco.opcoes));
+    const ola = comoTarefa(await cliente.sendMessage(texto('everything.echo message=ola'), eco.opcoes));
     assert.equal(mensagemDe(ola), 'Echo: ola');
     assert.equal(sessaoDa(await agente.esperarLinha(linhaDaChamada('echo', eco.traceId, 'complete'))), sessaoDa(fim));
   });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { ConexaoMcp } from '../src/mcp/conexao.js';
+import { idDaSkill, type ConexaoMcp } from '../src/mcp/conexao.js';
 import { MAXIMO_DE_COMPILADOS, problemaNoEsquema } from '../src/ponte/esquemas.js';
 import { falhaDoResultado } from '../src/ponte/falhas.js';
 import { concluirGenerico, efeitoDe, mensagemForaDoFormato, perfilGenerico, type Skills } from '../src/ponte/generico.js';
@@ -53,12 +53,19 @@ const FERRAMENTAS: Tool[] = [
   { name: 'apagar', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } },
 ];
 
-function skillsDe(ferramentas: readonly Tool[]): Skills {
-  const lista: Skill[] = ferramentas.map((ferramenta) => ({ id: ferramenta.name, conexao, ferramenta }));
+/** Each server's tools as the catalog lists them, by their ids `<servidor>.<tool>`. */
+function skillsDe(ferramentas: readonly Tool[], outras: readonly { conexao: ConexaoMcp; ferramentas: readonly Tool[] }[] = []): Skills {
+  const lista: Skill[] = [{ conexao, ferramentas }, ...outras].flatMap((servidor) =>
+    servidor.ferramentas.map((ferramenta) => ({
+      id: idDaSkill(servidor.conexao.nome, ferramenta.name),
+      conexao: servidor.conexao,
+      ferramenta,
+    })),
+  );
   return {
     skill: (id) => lista.find((skill) => skill.id === id),
     lista: () => lista,
-    conexao: (servidor) => (servidor === conexao.nome ? conexao : undefined),
+    conexao: (servidor) => lista.find((skill) => skill.conexao.nome === servidor)?.conexao,
   };
 }
 
@@ -68,7 +75,7 @@ const texto = (valor: string): Entrada => ({ texto: valor });
 const dados = (valor: unknown): Entrada => ({ texto: '', dados: valor });
 const ler = (entrada: Entrada) => perfil.ler(entrada, 'task-1');
 const chamada = (ferramenta: string, argumentos: Record<string, unknown>) => ({
-  skill: ferramenta,
+  skill: `calc.${ferramenta}`,
   servidor: 'calc',
   ferramenta,
   argumentos,
@@ -77,49 +84,95 @@ const FORA_DO_FORMATO = mensagemForaDoFormato(SKILLS.lista());
 
 describe('perfilGenerico: a request as a tool call', () => {
   it("reads MCP's own call params from a data part, into the call of that server's tool", () => {
-    assert.deepEqual(ler(dados({ name: 'somar', arguments: { a: 1.5, b: 2 } })), chamada('somar', { a: 1.5, b: 2 }));
-    assert.deepEqual(ler(dados({ name: 'apagar' })), chamada('apagar', {}), 'arguments may be left out');
+    assert.deepEqual(ler(dados({ name: 'calc.somar', arguments: { a: 1.5, b: 2 } })), chamada('somar', { a: 1.5, b: 2 }));
+    assert.deepEqual(ler(dados({ name: 'calc.apagar' })), chamada('apagar', {}), 'arguments may be left out');
     // A data part wins over the text beside it.
-    assert.deepEqual(perfil.ler({ texto: 'eco texto=x', dados: { name: 'apagar', arguments: {} } }, 't'), chamada('apagar', {}));
+    assert.deepEqual(perfil.ler({ texto: 'eco texto=x', dados: { name: 'calc.apagar', arguments: {} } }, 't'), chamada('apagar', {}));
   });
 
   it('reads the text form `<skill> chave=valor`, each value typed by the property it fills', () => {
     assert.deepEqual(
-      ler(texto('  somar a=1.5 b=2 detalhado=true tags=["x","y"] nota=null  ')),
+      ler(texto('  calc.somar a=1.5 b=2 detalhado=true tags=["x","y"] nota=null  ')),
       chamada('somar', { a: 1.5, b: 2, detalhado: true, tags: ['x', 'y'], nota: 'null' }),
     );
-    assert.deepEqual(ler(texto('eco texto=42')), chamada('eco', { texto: '42' }), 'a string property keeps the text');
-    assert.deepEqual(ler(texto('apagar')), chamada('apagar', {}));
-    assert.deepEqual(ler(texto('apagar id=a=b')), chamada('apagar', { id: 'a=b' }));
+    assert.deepEqual(ler(texto('calc.eco texto=42')), chamada('eco', { texto: '42' }), 'a string property keeps the text');
+    assert.deepEqual(ler(texto('calc.apagar')), chamada('apagar', {}));
+    assert.deepEqual(ler(texto('calc.apagar id=a=b')), chamada('apagar', { id: 'a=b' }));
   });
 
   it('quoted values keep their spaces, and \\" or \\\\ inside them', () => {
-    assert.deepEqual(ler(texto('eco texto="ola, mundo"')), chamada('eco', { texto: 'ola, mundo' }));
-    assert.deepEqual(ler(texto(String.raw`eco texto="diz \"oi\" e \\ sai"`)), chamada('eco', { texto: 'diz "oi" e \\ sai' }));
-    assert.deepEqual(ler(texto('eco texto=""')), chamada('eco', { texto: '' }));
-    assert.deepEqual(ler(texto('somar a="1" b=2')), chamada('somar', { a: 1, b: 2 }), 'quotes only group: the type still reads it');
+    assert.deepEqual(ler(texto('calc.eco texto="ola, mundo"')), chamada('eco', { texto: 'ola, mundo' }));
+    assert.deepEqual(ler(texto(String.raw`calc.eco texto="diz \"oi\" e \\ sai"`)), chamada('eco', { texto: 'diz "oi" e \\ sai' }));
+    assert.deepEqual(ler(texto('calc.eco texto=""')), chamada('eco', { texto: '' }));
+    assert.deepEqual(ler(texto('calc.somar a="1" b=2')), chamada('somar', { a: 1, b: 2 }), 'quotes only group: the type still reads it');
+  });
+
+  it("a tool's bare name, when only one server has a tool of that name, is taken as its skill's id", () => {
+    assert.deepEqual(ler(dados({ name: 'somar', arguments: { a: 1, b: 2 } })), chamada('somar', { a: 1, b: 2 }));
+    assert.deepEqual(ler(texto('somar a=1 b=2')), chamada('somar', { a: 1, b: 2 }));
+    assert.deepEqual(ler(texto('eco texto')), { erro: FORA_DO_FORMATO, rejeitar: true }, 'the text form still applies');
+  });
+
+  it('a bare name that two servers have is refused, naming both ids; an id always wins over a bare name', () => {
+    const outra: ConexaoMcp = { ...conexao, nome: 'outra' };
+    const doisServidores = perfilGenerico(
+      skillsDe(FERRAMENTAS, [
+        {
+          conexao: outra,
+          ferramentas: [
+            { name: 'eco', inputSchema: { type: 'object' } },
+            { name: 'dobrar', inputSchema: { type: 'object' } },
+            { name: 'calc.eco', inputSchema: { type: 'object' } },
+          ],
+        },
+      ]),
+    );
+    const ambigua = {
+      erro: 'Skill ambigua "eco": mais de um servidor tem essa ferramenta. Use o id: calc.eco, outra.eco.',
+      rejeitar: true,
+    };
+    assert.deepEqual(doisServidores.ler(dados({ name: 'eco', arguments: { texto: 'x' } }), 't'), ambigua);
+    assert.deepEqual(doisServidores.ler(texto('eco texto=x'), 't'), ambigua);
+    assert.deepEqual(doisServidores.ler(texto('outra.eco'), 't'), {
+      skill: 'outra.eco',
+      servidor: 'outra',
+      ferramenta: 'eco',
+      argumentos: {},
+    });
+    assert.deepEqual(doisServidores.ler(dados({ name: 'dobrar' }), 't'), {
+      skill: 'outra.dobrar',
+      servidor: 'outra',
+      ferramenta: 'dobrar',
+      argumentos: {},
+    });
+    // "calc.eco" is calc's eco by its id, not outra's tool of that bare name (whose id is outra.calc.eco).
+    assert.deepEqual(doisServidores.ler(texto('calc.eco texto=x'), 't'), chamada('eco', { texto: 'x' }));
+    assert.equal(doisServidores.efeito({ servidor: 'outra', ferramenta: 'calc.eco', skill: 'outra.calc.eco', argumentos: {} }), 'unico');
   });
 
   it('text that is not `<skill> chave=valor...` is rejected with the format and the skills on offer', () => {
     assert.equal(
       FORA_DO_FORMATO,
-      'Pedido fora do formato. Use a parte de dados {"name": "<skill>", "arguments": {...}} ou o texto "<skill> chave=valor chave=\\"valor com espacos\\"". Skills: eco, somar, apagar.',
+      'Pedido fora do formato. Use a parte de dados {"name": "<skill>", "arguments": {...}} ou o texto "<skill> chave=valor chave=\\"valor com espacos\\"". Skills: calc.eco, calc.somar, calc.apagar.',
     );
-    for (const valor of ['', 'eco texto', 'eco texto="sem fim', 'eco texto="a"b', 'eco =x', 'multiplicar a=1'])
+    for (const valor of ['', 'calc.eco texto', 'calc.eco texto="sem fim', 'calc.eco texto="a"b', 'calc.eco =x', 'calc.multiplicar a=1'])
       assert.deepEqual(ler(texto(valor)), { erro: FORA_DO_FORMATO, rejeitar: true }, valor);
   });
 
   it('an unknown skill in a data part is rejected, naming the skills on offer', () => {
-    assert.deepEqual(ler(dados({ name: 'multiplicar', arguments: {} })), {
-      erro: 'Skill desconhecida "multiplicar". Skills: eco, somar, apagar.',
+    assert.deepEqual(ler(dados({ name: 'calc.multiplicar', arguments: {} })), {
+      erro: 'Skill desconhecida "calc.multiplicar". Skills: calc.eco, calc.somar, calc.apagar.',
       rejeitar: true,
     });
-    assert.deepEqual(ler(dados({ arguments: {} })), { erro: 'Skill desconhecida undefined. Skills: eco, somar, apagar.', rejeitar: true });
-    assert.deepEqual(ler(dados({ name: 3 })), { erro: 'Skill desconhecida 3. Skills: eco, somar, apagar.', rejeitar: true });
+    assert.deepEqual(ler(dados({ arguments: {} })), {
+      erro: 'Skill desconhecida undefined. Skills: calc.eco, calc.somar, calc.apagar.',
+      rejeitar: true,
+    });
+    assert.deepEqual(ler(dados({ name: 3 })), { erro: 'Skill desconhecida 3. Skills: calc.eco, calc.somar, calc.apagar.', rejeitar: true });
   });
 
   it('an unknown field of the data part is rejected, every one named', () => {
-    assert.deepEqual(ler(dados({ name: 'eco', arguments: { texto: 'x' }, skill: 'eco' })), {
+    assert.deepEqual(ler(dados({ name: 'calc.eco', arguments: { texto: 'x' }, skill: 'eco' })), {
       erro: 'Pedido em dados: campo desconhecido "skill".',
       rejeitar: true,
     });
@@ -130,18 +183,24 @@ describe('perfilGenerico: a request as a tool call', () => {
   });
 
   it("arguments the tool's inputSchema refuses are rejected before anything is sent, with the SDK validator's words", () => {
-    assert.deepEqual(ler(dados({ name: 'eco', arguments: {} })), {
-      erro: "Argumentos recusados por eco: data must have required property 'texto'",
+    assert.deepEqual(ler(dados({ name: 'calc.eco', arguments: {} })), {
+      erro: "Argumentos recusados por calc.eco: data must have required property 'texto'",
       rejeitar: true,
     });
-    assert.deepEqual(ler(texto('somar a=um b=2')), { erro: 'Argumentos recusados por somar: data/a must be number', rejeitar: true });
-    assert.deepEqual(ler(texto('somar a=1 b=2.5')), { erro: 'Argumentos recusados por somar: data/b must be integer', rejeitar: true });
-    assert.deepEqual(ler(dados({ name: 'somar', arguments: { a: 1, b: 2, c: 3 } })), {
-      erro: 'Argumentos recusados por somar: data must NOT have additional properties',
+    assert.deepEqual(ler(texto('calc.somar a=um b=2')), {
+      erro: 'Argumentos recusados por calc.somar: data/a must be number',
+      rejeitar: true,
+    });
+    assert.deepEqual(ler(texto('calc.somar a=1 b=2.5')), {
+      erro: 'Argumentos recusados por calc.somar: data/b must be integer',
+      rejeitar: true,
+    });
+    assert.deepEqual(ler(dados({ name: 'calc.somar', arguments: { a: 1, b: 2, c: 3 } })), {
+      erro: 'Argumentos recusados por calc.somar: data must NOT have additional properties',
       rejeitar: true,
     });
     for (const argumentos of [[], 'a=1', null, 7])
-      assert.deepEqual(ler(dados({ name: 'somar', arguments: argumentos })), {
+      assert.deepEqual(ler(dados({ name: 'calc.somar', arguments: argumentos })), {
         erro: 'Pedido em dados: "arguments" deve ser um objeto JSON.',
         rejeitar: true,
       });
@@ -151,7 +210,7 @@ describe('perfilGenerico: a request as a tool call', () => {
     const quebrada = perfilGenerico(
       skillsDe([{ name: 'quebrada', inputSchema: { type: 'object', properties: { n: { type: 'inteiro' } } } }]),
     );
-    const lida = quebrada.ler(dados({ name: 'quebrada', arguments: { n: 1 } }), 't');
+    const lida = quebrada.ler(dados({ name: 'calc.quebrada', arguments: { n: 1 } }), 't');
     assert.ok('erro' in lida, 'refused with a reason');
   });
 
@@ -166,6 +225,8 @@ describe('perfilGenerico: a request as a tool call', () => {
     assert.equal(perfil.efeito(chamada('somar', {})), 'repetivel');
     assert.equal(perfil.efeito(chamada('apagar', {})), 'unico');
     assert.equal(perfil.efeito(chamada('sumiu', {})), 'unico');
+    // A pause stored when a one-server agent named skills by the bare tool: its tool is found by server and name.
+    assert.equal(perfil.efeito({ ...chamada('somar', {}), skill: 'somar' }), 'repetivel');
   });
 
   it("the server's refusal of the agent's credentials (401, told apart in falhas.ts) is said with the server's name", () => {
@@ -197,7 +258,7 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
   const ECO: Chamada = chamada('eco', { texto: 'x' });
   const concluir = (resultado: CallToolResult) => concluirGenerico(ECO, resultado);
 
-  it('text: the message is the text blocks joined, and each is a text part of the artifact named after the skill', () => {
+  it("text: the message is the text blocks joined, and each is a text part of the artifact named after the skill's id", () => {
     assert.deepEqual(
       concluir({
         content: [
@@ -205,12 +266,12 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
           { type: 'text', text: 'mundo' },
         ],
       }),
-      { estado: 'concluida', mensagem: 'ola\nmundo', artefato: { nome: 'eco', partes: [{ texto: 'ola' }, { texto: 'mundo' }] } },
+      { estado: 'concluida', mensagem: 'ola\nmundo', artefato: { nome: 'calc.eco', partes: [{ texto: 'ola' }, { texto: 'mundo' }] } },
     );
   });
 
   it('nothing at all: completed, saying so, with an empty artifact', () => {
-    assert.deepEqual(concluir({ content: [] }), { estado: 'concluida', mensagem: 'eco concluida.', artefato: { nome: 'eco' } });
+    assert.deepEqual(concluir({ content: [] }), { estado: 'concluida', mensagem: 'calc.eco concluida.', artefato: { nome: 'calc.eco' } });
   });
 
   it('image and audio: files with their bytes and media type', () => {
@@ -222,9 +283,9 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
     });
     assert.deepEqual(desfecho, {
       estado: 'concluida',
-      mensagem: 'eco concluida.',
+      mensagem: 'calc.eco concluida.',
       artefato: {
-        nome: 'eco',
+        nome: 'calc.eco',
         partes: [
           { arquivo: { bytes: 'iVBORw0KGgo=', mediaType: 'image/png' } },
           { arquivo: { bytes: 'UklGRg==', mediaType: 'audio/wav' } },
@@ -247,40 +308,45 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
     ]);
   });
 
-  it('embedded resource: a file with its URI and its bytes (text encoded as base64, a blob as it came)', () => {
+  it('embedded resource: a text one as text with its media type, a blob as a file with its bytes; both keep their URI', () => {
     const desfecho = concluir({
       content: [
         { type: 'resource', resource: { uri: 'memo://1', text: 'olá', mimeType: 'text/markdown' } },
-        { type: 'resource', resource: { uri: 'memo://2', blob: 'AAEC' } },
+        { type: 'resource', resource: { uri: 'memo://2', text: 'sem tipo' } },
+        { type: 'resource', resource: { uri: 'memo://3', blob: 'AAEC', mimeType: 'application/octet-stream' } },
       ],
     });
     assert.ok(desfecho.estado === 'concluida', desfecho.mensagem);
     assert.deepEqual(desfecho.artefato.partes, [
-      { arquivo: { uri: 'memo://1', bytes: Buffer.from('olá').toString('base64'), mediaType: 'text/markdown' } },
-      { arquivo: { uri: 'memo://2', bytes: 'AAEC' } },
+      { texto: 'olá', uri: 'memo://1', mediaType: 'text/markdown' },
+      { texto: 'sem tipo', uri: 'memo://2' },
+      { arquivo: { uri: 'memo://3', bytes: 'AAEC', mediaType: 'application/octet-stream' } },
     ]);
   });
 
-  it("structuredContent: the artifact's data; text blocks (its serialization) are not repeated as parts, others are", () => {
+  it('structuredContent: one data part after the content blocks, which are kept as the tool wrote them', () => {
     const estruturado = { soma: 3, parcelas: [1, 2] };
     assert.deepEqual(
       concluir({
         content: [
-          { type: 'text', text: JSON.stringify(estruturado) },
+          { type: 'text', text: 'A soma e 3.' },
           { type: 'image', data: 'AA==', mimeType: 'image/gif' },
         ],
         structuredContent: estruturado,
       }),
       {
         estado: 'concluida',
-        mensagem: JSON.stringify(estruturado),
-        artefato: { nome: 'eco', partes: [{ arquivo: { bytes: 'AA==', mediaType: 'image/gif' } }], dados: estruturado },
+        mensagem: 'A soma e 3.',
+        artefato: {
+          nome: 'calc.eco',
+          partes: [{ texto: 'A soma e 3.' }, { arquivo: { bytes: 'AA==', mediaType: 'image/gif' } }, { dados: estruturado }],
+        },
       },
     );
     assert.deepEqual(concluir({ content: [], structuredContent: estruturado }), {
       estado: 'concluida',
-      mensagem: 'eco concluida.',
-      artefato: { nome: 'eco', dados: estruturado },
+      mensagem: 'calc.eco concluida.',
+      artefato: { nome: 'calc.eco', partes: [{ dados: estruturado }] },
     });
   });
 
@@ -300,12 +366,12 @@ describe("concluirGenerico: a tool's result as the Task's outcome", () => {
     assert.deepEqual(falhou({ content: [{ type: 'image', data: 'AA==', mimeType: 'image/gif' }], isError: true }), {
       tipo: 'resposta',
       caso: 'isError',
-      mensagem: 'eco falhou sem mensagem.',
+      mensagem: 'calc.eco falhou sem mensagem.',
     });
     assert.deepEqual(falhou({ content: [], structuredContent: { erro: 'x' }, isError: true }), {
       tipo: 'resposta',
       caso: 'isError',
-      mensagem: 'eco falhou sem mensagem.',
+      mensagem: 'calc.eco falhou sem mensagem.',
     });
   });
 
@@ -349,8 +415,8 @@ describe('problemaNoEsquema: each schema checked by itself, the validator bounde
         { name: 'dois', inputSchema: { $id: ARGS, type: 'object', properties: { b: { type: 'string' } }, required: ['b'] } },
       ]),
     );
-    assert.deepEqual(dois.ler(dados({ name: 'um', arguments: { a: 'x' } }), 't'), chamada('um', { a: 'x' }));
-    assert.deepEqual(dois.ler(dados({ name: 'dois', arguments: { b: 'y' } }), 't'), chamada('dois', { b: 'y' }));
+    assert.deepEqual(dois.ler(dados({ name: 'calc.um', arguments: { a: 'x' } }), 't'), chamada('um', { a: 'x' }));
+    assert.deepEqual(dois.ler(dados({ name: 'calc.dois', arguments: { b: 'y' } }), 't'), chamada('dois', { b: 'y' }));
   });
 
   it('past its size it starts over, validator and all, and keeps checking what came before and after', () => {

@@ -35,11 +35,12 @@ describe('the catalog of the configured servers', () => {
   });
   after(() => perguntas?.parar());
 
-  it('with one server, a skill is its tool, by the tool name', async () => {
+  it('with one server too, a skill is `<server>.<tool>`: its id does not change when a server is added', async () => {
     const { catalogo } = await montar({ memoria: memoria() });
     try {
-      const skill = catalogo.skill('read_graph');
-      assert.equal(skill?.id, 'read_graph');
+      assert.equal(catalogo.skill('read_graph'), undefined);
+      const skill = catalogo.skill('memoria.read_graph');
+      assert.equal(skill?.id, 'memoria.read_graph');
       assert.equal(skill.ferramenta.name, 'read_graph');
       assert.equal(skill.conexao, catalogo.conexao('memoria'));
       assert.equal(catalogo.lista().length, 9);
@@ -48,7 +49,7 @@ describe('the catalog of the configured servers', () => {
     }
   });
 
-  it('with several, `<server>.<tool>`, each skill on its own connection', async () => {
+  it('with several, the same `<server>.<tool>`, each skill on its own connection', async () => {
     const { catalogo } = await montar({ memoria: memoria(['read_graph', 'create_entities']), perguntas: { url: perguntas?.url } });
     try {
       assert.deepEqual(
@@ -69,7 +70,7 @@ describe('the catalog of the configured servers', () => {
     try {
       assert.deepEqual(
         catalogo.lista().map(({ id }) => id),
-        ['read_graph'],
+        ['memoria.read_graph'],
       );
       assert.ok(linhas.includes('mcp! servidor=memoria aviso="\\"tools\\" lista ferramentas que o servidor nao oferece: apagar_tudo"'));
     } finally {

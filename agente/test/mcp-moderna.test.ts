@@ -132,16 +132,16 @@ describe('a 2026-07-28 server whose tools change, and a tool that runs until can
     try {
       assert.deepEqual(
         catalogo.lista().map(({ id }) => id),
-        ['consultar', 'esperar'],
+        ['mutavel.consultar', 'mutavel.esperar'],
       );
       const mudou = new Promise<readonly Skill[]>((resolver) => catalogo.aoMudar(resolver));
       nomes.push('reservar');
       handler.notify.toolsChanged();
       assert.deepEqual(
         (await mudou).map(({ id }) => id),
-        ['consultar', 'reservar', 'esperar'],
+        ['mutavel.consultar', 'mutavel.reservar', 'mutavel.esperar'],
       );
-      assert.equal(catalogo.skill('reservar')?.conexao.nome, 'mutavel');
+      assert.equal(catalogo.skill('mutavel.reservar')?.conexao.nome, 'mutavel');
     } finally {
       nomes.pop();
       await catalogo.fechar();

@@ -10,7 +10,14 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import { ClienteMcp } from '../src/mcp/cliente.js';
-import type { ConexaoMcp, Continuacao, Era, OpcoesDaChamada, ResultadoDaFerramenta } from '../src/mcp/conexao.js';
+import {
+  idDaSkill,
+  type ConexaoMcp,
+  type Continuacao,
+  type Era,
+  type OpcoesDaChamada,
+  type ResultadoDaFerramenta,
+} from '../src/mcp/conexao.js';
 import { META_IDEMPOTENCIA } from 'compartilhado/contrato';
 import { perfilGenerico, type Skills } from '../src/ponte/generico.js';
 import { MAXIMO_DE_RODADAS, MENSAGEM_SESSAO_PERDIDA, Ponte, type OpcoesDoPasso } from '../src/ponte/ponte.js';
@@ -484,7 +491,7 @@ describe('Ponte, the generic core: any server, either era', () => {
 
   const montarGenerico = (era: Era, roteiro: Passo[], vivas = new ChamadasVivas('este', 600_000)) => {
     const conexao = new ConexaoFalsa(era, roteiro);
-    const lista: Skill[] = FERRAMENTAS.map((ferramenta) => ({ id: ferramenta.name, conexao, ferramenta }));
+    const lista: Skill[] = FERRAMENTAS.map((ferramenta) => ({ id: idDaSkill(conexao.nome, ferramenta.name), conexao, ferramenta }));
     const skills: Skills = {
       skill: (id) => lista.find((skill) => skill.id === id),
       lista: () => lista,
@@ -492,7 +499,8 @@ describe('Ponte, the generic core: any server, either era', () => {
     };
     return { conexao, ponte: new Ponte(perfilGenerico(skills), vivas) };
   };
-  const chamar = (skill: string) => pedido({ texto: '', dados: { name: skill, arguments: { x: 1 } } });
+  /** A request for the fake server's tool, by its skill id. */
+  const chamar = (ferramenta: string) => pedido({ texto: '', dados: { name: idDaSkill('falso', ferramenta), arguments: { x: 1 } } });
   const NOME: Questao = {
     mode: 'form',
     message: 'Seu nome?',
@@ -537,7 +545,7 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.deepEqual(
       { ...pausada.pergunta, trace: undefined },
       {
-        skill: 'perguntar',
+        skill: 'falso.perguntar',
         servidor: 'falso',
         ferramenta: 'perguntar',
         argumentos: { x: 1 },
@@ -555,7 +563,7 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.deepEqual(await continuar(ponte, pausada, inputResponses(respostas)), {
       estado: 'concluida',
       mensagem: 'ola Marty, 88',
-      artefato: { nome: 'perguntar', partes: [{ texto: 'ola Marty, 88' }] },
+      artefato: { nome: 'falso.perguntar', partes: [{ texto: 'ola Marty, 88' }] },
     });
     const [primeira, segunda] = conexao.chamadas;
     assert.equal(primeira?.opcoes.continuacao, undefined);
@@ -791,7 +799,7 @@ describe('Ponte, the generic core: any server, either era', () => {
     const { conexao, ponte } = montarGenerico('moderna', []);
     assert.deepEqual(await ponte.atender('t', pedido({ texto: '', dados: { name: 'sumiu' } })), {
       estado: 'rejeitada',
-      mensagem: 'Skill desconhecida "sumiu". Skills: perguntar, contar, ler.',
+      mensagem: 'Skill desconhecida "sumiu". Skills: falso.perguntar, falso.contar, falso.ler.',
     });
     assert.equal(conexao.chamadas.length, 0);
   });
@@ -831,7 +839,7 @@ describe('Ponte, the generic core: any server, either era', () => {
     assert.deepEqual(await ponte.atender('t', chamar('perguntar'), REPETICAO), {
       estado: 'falhou',
       mensagem:
-        'A chamada de perguntar foi interrompida (o agente que a fazia parou) e o desfecho e desconhecido: a ferramenta nao se declara segura de repetir, entao o agente nao a repete. Confira no servidor antes de pedir de novo.',
+        'A chamada de falso.perguntar foi interrompida (o agente que a fazia parou) e o desfecho e desconhecido: a ferramenta nao se declara segura de repetir, entao o agente nao a repete. Confira no servidor antes de pedir de novo.',
     });
     assert.equal(conexao.chamadas.length, 0);
     assert.equal((await ponte.atender('t', chamar('contar'), REPETICAO)).estado, 'concluida', 'an idempotent one is');

@@ -1,7 +1,7 @@
 /**
  * The generic bridge's end-to-end pieces: third-party MCP servers started
  * as their users start them (server-everything over Streamable HTTP,
- * server-memory over stdio), the fixture of two question rounds, an
+ * server-memory and server-filesystem over stdio), the fixture of two question rounds, an
  * AGENTE_MCP_CONFIG file in a temporary folder, and the agent bundle
  * started with it (with server-everything alone, for one describe block).
  */
@@ -18,6 +18,7 @@ const RAIZ = fileURLToPath(new URL('../../', import.meta.url));
 
 export const EVERYTHING = join(RAIZ, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const MEMORY = join(RAIZ, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+export const FILESYSTEM = join(RAIZ, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 /** The 2026-07-28 fixture: agendar_visita, two questions at once, then a confirmation. */
 export const PERGUNTAS = 'test/apoio/servidores/perguntas.ts';
 
@@ -107,6 +108,9 @@ export const memoria = (arquivo: string): ServidorNoArquivo => ({
   args: [MEMORY],
   env: { MEMORY_FILE_PATH: arquivo },
 });
+
+/** server-filesystem over stdio, allowed only into `pasta` (absolute; the agent offers no MCP roots, so the argument rules). */
+export const sistemaDeArquivos = (pasta: string): ServidorNoArquivo => ({ command: process.execPath, args: [FILESYSTEM, pasta] });
 
 /** A temporary folder for one describe block: its config file, a memory graph, a SQLite TASKS_DB. */
 export interface Pasta {

@@ -35,10 +35,10 @@ export class Eventos {
   }
 
   /**
-   * An artifact: its text and file parts, then its data as JSON text (the
-   * part clients of the text contract read) and as the same object in a
-   * data part. Its id is derived from the Task and the name: a replayed
-   * step replaces the artifact instead of adding a twin.
+   * An artifact: its parts, then its `dados`, if any, as JSON text (the
+   * part clients of the room's text contract read) and as the same object
+   * in a data part. Its id is derived from the Task and the name: a
+   * replayed step replaces the artifact instead of adding a twin.
    */
   artefato({ nome, partes = [], dados }: Artefato): AgentExecutionEvent {
     return AgentEvent.artifactUpdate(
@@ -73,12 +73,16 @@ function idDoArtefato(taskId: string, nome: string): string {
 const parteDeDados = (dados: object) => ({ data: dados, mediaType: 'application/json' });
 
 /**
- * A text or a file, as A2A writes a part: bytes as `raw` (base64 in JSON), a
- * URI as `url`. A part holds one of the two: a file with both (an embedded
- * MCP resource) keeps its URI in the part's metadata.
+ * A text, a file or data, as A2A writes a part: bytes as `raw` (base64 in
+ * JSON), a URI as `url`. A part holds one content: a text or bytes that
+ * came with a URI (an embedded MCP resource) keep it in the part's metadata.
  */
 function parteA2A(parte: Parte): object {
-  if ('texto' in parte) return { text: parte.texto };
+  if ('dados' in parte) return parteDeDados(parte.dados);
+  if ('texto' in parte) {
+    const { texto, mediaType, uri } = parte;
+    return { text: texto, ...(mediaType ? { mediaType } : {}), ...(uri ? { metadata: { uri } } : {}) };
+  }
   const { bytes, uri, mediaType, nome } = parte.arquivo;
   return {
     ...(bytes === undefined ? { url: uri } : { raw: bytes, ...(uri ? { metadata: { uri } } : {}) }),

@@ -1,6 +1,7 @@
 /**
  * The skills on offer: every tool of every configured server, less what a
- * server's `tools` allow-list leaves out. Built at start (a server that
+ * server's `tools` allow-list leaves out, each by its id `<server>.<tool>`
+ * (idDaSkill). Built at start (a server that
  * cannot be reached then stops the agent with one line), kept current when
  * a server says its tools changed.
  */
@@ -8,7 +9,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { campos } from 'compartilhado/log';
 import type { ServidorConfigurado } from './configuracao.js';
-import type { ConexaoMcp, Skill } from './conexao.js';
+import { idDaSkill, type ConexaoMcp, type Skill } from './conexao.js';
 import { ConexaoGenerica } from './generica.js';
 import type { Log } from './registro.js';
 
@@ -114,11 +115,10 @@ export class Catalogo {
   }
 
   private indexar(): void {
-    const varios = this.fontes.length > 1;
     this.porId = new Map(
       this.fontes.flatMap(({ conexao }) =>
         (this.permitidas.get(conexao.nome) ?? []).map((ferramenta): [string, Skill] => {
-          const id = varios ? `${conexao.nome}.${ferramenta.name}` : ferramenta.name;
+          const id = idDaSkill(conexao.nome, ferramenta.name);
           return [id, { id, conexao, ferramenta }];
         }),
       ),

@@ -51,9 +51,16 @@ export interface OpcoesDaChamada {
   readonly sinal?: AbortSignal;
 }
 
+/**
+ * A skill's id: `<servidor>.<tool>`, however many servers are configured, so
+ * adding or removing a server renames no skill of the others. A server's
+ * name has no dot (configuracao.ts), so no two tools share an id.
+ */
+export const idDaSkill = (servidor: string, ferramenta: string) => `${servidor}.${ferramenta}`;
+
 /** One tool of one server, as a skill. */
 export interface Skill {
-  /** The tool's name with one server; `<servidor>.<tool>` with several. */
+  /** idDaSkill of its server and tool. */
   readonly id: string;
   readonly conexao: ConexaoMcp;
   readonly ferramenta: Tool;

@@ -78,12 +78,19 @@ export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
 /** A question the MCP server asked, as the bridge hands it over to be kept. */
 export type Pergunta = Omit<Pausa, 'criadaEm'>;
 
-/** Part of an artifact besides its data: text, or a file by bytes (base64) or by URI. */
+/**
+ * Part of an artifact: text (with its media type and URI when it was a
+ * resource's), a file by bytes (base64) or by URI, or structured data.
+ */
 export type Parte =
-  | { readonly texto: string }
-  | { readonly arquivo: { readonly bytes?: string; readonly uri?: string; readonly mediaType?: string; readonly nome?: string } };
+  | { readonly texto: string; readonly mediaType?: string; readonly uri?: string }
+  | { readonly arquivo: { readonly bytes?: string; readonly uri?: string; readonly mediaType?: string; readonly nome?: string } }
+  | { readonly dados: Readonly<Record<string, unknown>> };
 
-/** What a completed Task hands over: named; its data sent as JSON text and as a data part, after its other parts. */
+/**
+ * What a completed Task hands over: named; its parts, then `dados` (the room
+ * profile's contract) sent as JSON text and as a data part.
+ */
 export interface Artefato {
   readonly nome: string;
   readonly partes?: readonly Parte[];
