@@ -6,6 +6,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { campos } from 'compartilhado/log';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { observar } from 'compartilhado/telemetria';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
@@ -227,10 +228,12 @@ executarProcesso('agente', async () => {
       : await import('./grpc/grpc.js').then(({ escutarGrpc }) =>
           escutarGrpc(config.host, portaGrpc, { portaria, log, limiteBytes: config.limiteDoCorpoBytes }),
         );
+  // What the file asked that the agent will not do (a server switched off, fields it does not use): said once, here.
+  for (const aviso of config.arquivoMcp?.avisos ?? []) log(`mcp! ${campos({ ...aviso })}`);
   // A configured server that cannot be reached stops the agent here, with one line naming it.
   const catalogo =
-    config.servidoresMcp &&
-    (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
+    config.arquivoMcp &&
+    (await Catalogo.montar(fontesDe(config.arquivoMcp.servidores, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
   const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
   entrada.abrir(app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;
