@@ -93,7 +93,9 @@ async function montarApp(
   varredura.periodicamente(config.varreduraMs, ponte, log);
   const comTokens = config.identidades !== undefined;
   const cardAtual = () =>
-    catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta) : agentCard(urlPublica, comTokens, grpc?.porta);
+    catalogo
+      ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta, config.arquivoMcp?.card)
+      : agentCard(urlPublica, comTokens, grpc?.porta);
   const card = cardAtual();
   apresentarAgente(card);
   // The generic card follows the servers' tool lists; the room documents (catalog, SKILL.md) describe the room skills only.
