@@ -27,12 +27,18 @@ export interface Opcoes {
   /** Also echo every line, with this prefix, to our own stderr. */
   readonly prefixo?: string;
   readonly ms?: number;
+  /** The command line's arguments after the file's name. */
+  readonly argumentos?: readonly string[];
 }
 
-export async function iniciar(arquivo: string, env: Record<string, string>, { prefixo, ms = 20_000 }: Opcoes = {}): Promise<Processo> {
+export async function iniciar(
+  arquivo: string,
+  env: Record<string, string>,
+  { prefixo, ms = 20_000, argumentos = [] }: Opcoes = {},
+): Promise<Processo> {
   // The processes run as users run them: the compiled bundles. Fixtures written in TypeScript go through tsx.
   if (arquivo === ARQUIVO_DO_MCP || arquivo === ARQUIVO_DO_AGENTE) await construirSePreciso();
-  const filho = spawn(process.execPath, arquivo.endsWith('.ts') ? ['--import', 'tsx', arquivo] : [arquivo], {
+  const filho = spawn(process.execPath, [...(arquivo.endsWith('.ts') ? ['--import', 'tsx', arquivo] : [arquivo]), ...argumentos], {
     cwd: RAIZ,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambien
 import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
 import { lerOrigens } from 'compartilhado/origem';
 import { lerChaveDoCard, type ChaveDoCard } from './a2a/assinatura.js';
-import { lerArquivoDeServidores, type ServidorConfigurado } from './mcp/configuracao.js';
+import { lerArquivoMcp, type ArquivoMcp } from './mcp/configuracao.js';
 
 export interface Configuracao {
   readonly porta: number;
@@ -12,8 +12,8 @@ export interface Configuracao {
   /** AGENTE_GRPC_PORTA: the gRPC binding's port on the same host (0 takes a free one); undefined leaves gRPC off. */
   readonly portaGrpc: number | undefined;
   readonly mcpUrl: URL;
-  /** AGENTE_MCP_CONFIG: the MCP servers to bridge (the mcpServers file); undefined bridges the room server at MCP_URL. */
-  readonly servidoresMcp: readonly ServidorConfigurado[] | undefined;
+  /** AGENTE_MCP_CONFIG: the mcpServers file (the MCP servers to bridge, what the card says of the agent); undefined bridges the room server at MCP_URL. */
+  readonly arquivoMcp: ArquivoMcp | undefined;
   /** AGENTE_TOKENS: who may call the A2A endpoints; undefined means anyone (the course's default). */
   readonly identidades: Identidades | undefined;
   /** AGENTE_LIMITE_POR_MINUTO: requests per identity per minute; undefined means no limit. */
@@ -141,7 +141,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     host: env.AGENTE_HOST || '127.0.0.1',
     portaGrpc: portaGrpc(env, porta),
     mcpUrl: url(env, 'MCP_URL', 'http://localhost:7301/mcp'),
-    servidoresMcp: env.AGENTE_MCP_CONFIG ? lerArquivoDeServidores(env.AGENTE_MCP_CONFIG) : undefined,
+    arquivoMcp: env.AGENTE_MCP_CONFIG ? lerArquivoMcp(env.AGENTE_MCP_CONFIG, env) : undefined,
     tokenDoMcp: tokenDoMcp(env),
     urlPublica: url(env, 'AGENTE_URL'),
     chaveDoCard: env.AGENTE_CHAVE_CARD ? lerChaveDoCard('AGENTE_CHAVE_CARD', env.AGENTE_CHAVE_CARD) : undefined,

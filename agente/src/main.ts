@@ -6,6 +6,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { campos } from 'compartilhado/log';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { observar } from 'compartilhado/telemetria';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
@@ -92,7 +93,9 @@ async function montarApp(
   varredura.periodicamente(config.varreduraMs, ponte, log);
   const comTokens = config.identidades !== undefined;
   const cardAtual = () =>
-    catalogo ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta) : agentCard(urlPublica, comTokens, grpc?.porta);
+    catalogo
+      ? cardGenerico(urlPublica, comTokens, catalogo.lista(), grpc?.porta, config.arquivoMcp?.card)
+      : agentCard(urlPublica, comTokens, grpc?.porta);
   const card = cardAtual();
   apresentarAgente(card);
   // The generic card follows the servers' tool lists; the room documents (catalog, SKILL.md) describe the room skills only.
@@ -227,10 +230,12 @@ executarProcesso('agente', async () => {
       : await import('./grpc/grpc.js').then(({ escutarGrpc }) =>
           escutarGrpc(config.host, portaGrpc, { portaria, log, limiteBytes: config.limiteDoCorpoBytes }),
         );
+  // What the file asked that the agent will not do (a server switched off, fields it does not use): said once, here.
+  for (const aviso of config.arquivoMcp?.avisos ?? []) log(`mcp! ${campos({ ...aviso })}`);
   // A configured server that cannot be reached stops the agent here, with one line naming it.
   const catalogo =
-    config.servidoresMcp &&
-    (await Catalogo.montar(fontesDe(config.servidoresMcp, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
+    config.arquivoMcp &&
+    (await Catalogo.montar(fontesDe(config.arquivoMcp.servidores, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
   const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
   entrada.abrir(app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;

@@ -1,15 +1,16 @@
 /**
  * The pieces of the signed and extended cards that the end-to-end test
  * (test/card-assinado.e2e.test.ts) cannot reach: the key id against the
- * thumbprint RFC 7638 computes for its own example key, and the extended
- * card's provider for a caller with no identity.
+ * thumbprint RFC 7638 computes for its own example key, the extended
+ * card's provider for a caller with no identity, and the generic card with
+ * the agentCard of AGENTE_MCP_CONFIG.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AgentCard } from '@a2a-js/sdk';
 import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import { impressaoDigital } from '../src/a2a/assinatura.js';
-import { agentCard } from '../src/a2a/card.js';
+import { agentCard, cardGenerico } from '../src/a2a/card.js';
 import { EXTENSAO_CONTA, provedorDoCardEstendido } from '../src/a2a/estendido.js';
 
 describe('kid', () => {
@@ -48,5 +49,43 @@ describe('the extended card provider', () => {
   it('gives a caller with no identity the public card (a binding not behind the token check would)', async () => {
     const publico = await provedor(contexto({ isAuthenticated: false, userName: '' }));
     assert.deepEqual(AgentCard.toJSON(publico), AgentCard.toJSON(AgentCard.fromJSON(card)));
+  });
+});
+
+describe("the generic card with the file's agentCard", () => {
+  const url = new URL('http://127.0.0.1:7300/');
+  const doArquivo = {
+    name: 'Agente da Equipe',
+    description: 'Ferramentas da equipe.',
+    version: '2.0.0',
+    provider: { organization: 'Equipe', url: 'https://equipe.exemplo.com' },
+    documentationUrl: 'https://equipe.exemplo.com/agente',
+    iconUrl: 'https://equipe.exemplo.com/icone.png',
+  };
+
+  it('without one, or with an empty one, is the card it always was', () => {
+    const padrao = cardGenerico(url, false, []);
+    assert.deepEqual(cardGenerico(url, false, [], undefined, {}), padrao);
+    assert.deepEqual(Object.keys(padrao), [
+      'name',
+      'description',
+      'version',
+      'supportedInterfaces',
+      'capabilities',
+      'defaultInputModes',
+      'defaultOutputModes',
+      'skills',
+    ]);
+    assert.equal(padrao.name, 'A Ponte');
+    assert.equal(padrao.version, '1.0.0');
+  });
+
+  it('takes each of its fields over the defaults, and the SDK keeps them in its message form (the extended card is built from it)', () => {
+    const card = cardGenerico(url, true, [], undefined, doArquivo);
+    const { name, description, version, provider, documentationUrl, iconUrl } = card;
+    assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, doArquivo);
+    assert.deepEqual(card.supportedInterfaces, cardGenerico(url, true, []).supportedInterfaces);
+    const lido = AgentCard.toJSON(AgentCard.fromJSON(card)) as Record<string, unknown>;
+    for (const [campo, valor] of Object.entries(doArquivo)) assert.deepEqual(lido[campo], valor, campo);
   });
 });

@@ -20,7 +20,8 @@ import { portaLivre } from './apoio.js';
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const BANCO = 'postgresql://app:SENHA@db/prod';
 
-const ler = (mcpServers: Record<string, unknown>) => lerServidores(JSON.stringify({ mcpServers }), 'teste.json');
+const ler = (mcpServers: Record<string, unknown>, ambiente: Record<string, string> = {}) =>
+  lerServidores(JSON.stringify({ mcpServers }), 'teste.json', ambiente);
 
 /** A call to the server's tool, and what the caller and the log could see of it: the error inspected whole (causes, data, stack). */
 async function chamarEmVao(servidor: ServidorConfigurado) {
@@ -103,7 +104,12 @@ describe('a server named without its credentials', () => {
 
   it('a URL that fetch quotes whole in its error (userinfo, which the configuration refuses) leaves described, in the error and the log', async () => {
     const porta = await portaLivre();
-    const servidor = { nome: 'web', url: new URL(`http://app:SENHA@127.0.0.1:${String(porta)}/mcp?token=abc`), headers: {} };
+    const servidor = {
+      nome: 'web',
+      url: new URL(`http://app:SENHA@127.0.0.1:${String(porta)}/mcp?token=abc`),
+      transporte: 'streamable-http' as const,
+      headers: {},
+    };
     const { erro, inteiro, linhas } = await chamarEmVao(servidor);
     assert.equal(
       erro.message,
@@ -155,5 +161,45 @@ describe('a server named without its credentials', () => {
     limparErro(abortada, semSegredos(servidor));
     assert.equal(abortada.message, 'abortada em https://mcp.exemplo.com/mcp');
     assert.equal(abortada.name, 'AbortError');
+  });
+
+  it('a value from ${VAR}: where a server is shown, as the file writes it; in any other text, its reference', async () => {
+    const porta = await portaLivre();
+    const ambiente = { HOST: '127.0.0.1', PORTA: String(porta), CHAVE: 'chave-secreta-123', TOKEN: 'token-secreto-456', CURTA: 'v1' };
+    const [servidor] = ler(
+      { web: { url: 'http://${HOST}:${PORTA}/${CURTA}/${CHAVE}/mcp?k=${TOKEN}', headers: { 'X-Token': '${TOKEN}' } } },
+      ambiente,
+    );
+    assert.ok(servidor);
+    assert.equal(ondeEsta(servidor), 'http://${HOST}:${PORTA}/${CURTA}/${CHAVE}/mcp');
+    const limpar = semSegredos(servidor);
+    assert.equal(
+      limpar(`falhou em http://127.0.0.1:${String(porta)}/v1/chave-secreta-123/mcp?k=token-secreto-456`),
+      'falhou em http://${HOST}:${PORTA}/${CURTA}/${CHAVE}/mcp',
+    );
+    assert.equal(limpar('Cannot POST /v1/chave-secreta-123/mcp'), 'Cannot POST /v1/${CHAVE}/mcp');
+    assert.equal(limpar('token invalido: token-secreto-456'), 'token invalido: ${TOKEN}');
+    // Too short to be a credential, and likely in other words: shown only as the file writes it, where the server is named.
+    assert.equal(limpar(`versao v1 na porta ${String(porta)}`), `versao v1 na porta ${String(porta)}`);
+
+    const { conexao, erro, inteiro, linhas } = await chamarEmVao(servidor);
+    assert.equal(conexao.onde, 'http://${HOST}:${PORTA}/${CURTA}/${CHAVE}/mcp');
+    assert.ok(erro instanceof ChamadaNaoEnviada);
+    for (const visto of [inteiro, ...linhas]) assert.ok(!/chave-secreta|token-secreto|127\.0\.0\.1/.test(visto), visto);
+    const partida = await montarEmVao(servidor);
+    assert.match(partida.mensagem, /^servidor MCP "web" \(http:\/\/\$\{HOST\}:\$\{PORTA\}\/\$\{CURTA\}\/\$\{CHAVE\}\/mcp\) inacessivel: /);
+    for (const visto of [partida.mensagem, ...partida.linhas]) assert.ok(!/chave-secreta|token-secreto|127\.0\.0\.1/.test(visto), visto);
+  });
+
+  it('a command from ${VAR}: shown as the file writes it, and the spawn failure says its reference', async () => {
+    const [servidor] = ler(
+      { banco: { command: '${SERVIDOR_PG}', args: ['--url', '${BANCO}'] } },
+      { SERVIDOR_PG: '/nao/existe/servidor-pg', BANCO },
+    );
+    assert.ok(servidor);
+    assert.equal(ondeEsta(servidor), 'stdio ${SERVIDOR_PG} de banco');
+    const { erro, inteiro, linhas } = await chamarEmVao(servidor);
+    assert.equal(erro.message, 'spawn ${SERVIDOR_PG} ENOENT');
+    for (const visto of [inteiro, ...linhas]) assert.ok(!visto.includes('SENHA') && !visto.includes('/nao/existe'), visto);
   });
 });

@@ -42,14 +42,22 @@ export interface ServidorExterno {
   parar(): Promise<void>;
 }
 
+/** How server-everything serves each transport: its argument, its endpoint, and the line that says it listens. */
+const TRANSPORTES = {
+  streamableHttp: { caminho: '/mcp', pronto: (porta: number) => `listening on port ${String(porta)}` },
+  sse: { caminho: '/sse', pronto: (porta: number) => `running on port ${String(porta)}` },
+} as const;
+
 /**
- * server-everything over Streamable HTTP on a port chosen here: with PORT=0
- * it binds some port but prints 0. Ready when its stderr says it listens;
- * its stdout is read and dropped, or a full pipe would block it.
+ * server-everything over Streamable HTTP (or the HTTP+SSE transport) on a
+ * port chosen here: with PORT=0 it binds some port but prints 0. Ready when
+ * its stderr says it listens; its stdout is read and dropped, or a full pipe
+ * would block it.
  */
-export async function iniciarEverything(ms = 20_000): Promise<ServidorExterno> {
+export async function iniciarEverything(ms = 20_000, transporte: keyof typeof TRANSPORTES = 'streamableHttp'): Promise<ServidorExterno> {
   const porta = await portaLivre();
-  const filho = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+  const { caminho, pronto } = TRANSPORTES[transporte];
+  const filho = spawn(process.execPath, [EVERYTHING, transporte], {
     cwd: RAIZ,
     env: { ...process.env, PORT: String(porta) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,7 +76,7 @@ export async function iniciarEverything(ms = 20_000): Promise<ServidorExterno> {
       const completas = resto.split('\n');
       resto = completas.pop() ?? '';
       linhas.push(...completas);
-      if (completas.some((linha) => linha.includes(`listening on port ${String(porta)}`))) {
+      if (completas.some((linha) => linha.includes(pronto(porta)))) {
         clearTimeout(relogio);
         resolver();
       }
@@ -80,7 +88,7 @@ export async function iniciarEverything(ms = 20_000): Promise<ServidorExterno> {
     });
   });
   return {
-    url: `http://127.0.0.1:${String(porta)}/mcp`,
+    url: `http://127.0.0.1:${String(porta)}${caminho}`,
     linhas,
     async parar() {
       if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');

@@ -1,4 +1,5 @@
 /** The Agent Card, in the A2A v1.0 JSON form, derived from the public base URL. */
+import type { CardDoArquivo } from '../mcp/configuracao.js';
 import type { Skill } from '../mcp/conexao.js';
 import { FORMATOS, SKILLS } from '../salas/intencao.js';
 
@@ -50,14 +51,26 @@ const MODOS = { defaultInputModes: TEXTO_E_DADOS, defaultOutputModes: TEXTO_E_DA
 /** With AGENTE_TOKENS, an identity gets an extended card (GetExtendedAgentCard, see estendido.ts). */
 const capacidades = (comTokens: boolean) => ({ streaming: true, pushNotifications: true, extendedAgentCard: comTokens });
 
-/** The card of the generic bridge: one skill per tool of the configured servers, their schemas in the extension. */
-export function cardGenerico(urlPublica: URL, comTokens: boolean, skills: readonly Skill[], portaGrpc?: number) {
+/**
+ * The card of the generic bridge: one skill per tool of the configured
+ * servers, their schemas in the extension. `doArquivo`, the file's
+ * agentCard: its name, description, version, provider, documentationUrl
+ * and iconUrl over the defaults; empty, the card is the default one.
+ */
+export function cardGenerico(
+  urlPublica: URL,
+  comTokens: boolean,
+  skills: readonly Skill[],
+  portaGrpc?: number,
+  doArquivo: CardDoArquivo = {},
+) {
   const servidores = [...new Set(skills.map((skill) => skill.conexao.nome))];
   return {
     ...(comTokens ? SEGURANCA : {}),
     name: 'A Ponte',
     description: `Ferramentas dos servidores MCP ${servidores.join(', ')}, como skills A2A. Pedido: {"name": "<skill>", "arguments": {...}} numa parte de dados, ou "<skill> chave=valor".`,
     ...base(urlPublica, portaGrpc),
+    ...doArquivo,
     capabilities: {
       ...capacidades(comTokens),
       extensions: [

@@ -1,15 +1,18 @@
 /**
  * One connection to a configured MCP server: an SDK Client on its own
- * transport (an HTTP session, or the stdio child), its era found by the
- * SDK's 'auto' negotiation. On a `sessao` server a tools/call holds the
- * session alone (generica.ts sees to it), so an elicitation/create that
- * arrives while it runs belongs to that call and goes to its aoPerguntar.
+ * transport (a Streamable HTTP session, an SSE stream, or the stdio
+ * child), its era found by the SDK's 'auto' negotiation. On a `sessao`
+ * server a tools/call holds the session alone (generica.ts sees to it), so
+ * an elicitation/create that arrives while it runs belongs to that call and
+ * goes to its aoPerguntar.
  */
 import {
   Client,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  SSEClientTransport,
+  SseError,
   StreamableHTTPClientTransport,
   TRACEPARENT_META_KEY,
   type ElicitRequestParams,
@@ -49,11 +52,12 @@ function stderrComPrefixo(transporte: StdioClientTransport, nome: string): void 
 }
 
 function transporteDe(servidor: ServidorConfigurado): Transport {
-  if (ehHttp(servidor))
-    return new StreamableHTTPClientTransport(servidor.url, {
-      requestInit: { headers: { ...servidor.headers } },
-      fetch: comTraceparent(fetch),
-    });
+  if (ehHttp(servidor)) {
+    const opcoes = { requestInit: { headers: { ...servidor.headers } }, fetch: comTraceparent(fetch) };
+    if (servidor.transporte === 'streamable-http') return new StreamableHTTPClientTransport(servidor.url, opcoes);
+    // The 2024-11-05 transport, deprecated by the SDK for Streamable HTTP: the only way to a server that serves nothing else.
+    return new SSEClientTransport(servidor.url, opcoes); // eslint-disable-line @typescript-eslint/no-deprecated -- "sse" asked for in the file
+  }
   // The SDK spawns with its safe default environment (PATH, HOME, USER, ...) under the configured env, never the agent's own.
   const transporte = new StdioClientTransport({
     command: servidor.command,
@@ -117,6 +121,8 @@ export class Sessao {
     cliente.onerror = (erro) => {
       // A server that ignores a cancel keeps reporting progress of the call it was told to stop: expected, not worth a line each.
       if (erro.message.startsWith('Received a progress notification for an unknown token')) return;
+      // Closing an SSE session aborts its own stream: the close was asked for, not an error.
+      if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
     const sondagem = registrar(transporte, rotulo, log);
@@ -132,6 +138,7 @@ export class Sessao {
     }
     sondagem(sessao.era);
     if (cliente.autoOpenedSubscription) sessao.vigiarEscuta(cliente.autoOpenedSubscription);
+    if (ehHttp(servidor) && servidor.transporte === 'sse') sessao.fecharComOFluxo(transporte);
     return sessao;
   }
 
@@ -228,6 +235,20 @@ export class Sessao {
     } finally {
       dona.relogio.retomar();
     }
+  }
+
+  /**
+   * Over SSE the session lives in its stream: once the stream breaks (the
+   * server restarted, the network dropped), the server's session is gone,
+   * and the SDK's EventSource would reconnect to a new one that nobody
+   * initialized. The session ends there; the next request opens another.
+   */
+  private fecharComOFluxo(transporte: Transport): void {
+    const avisar = transporte.onerror;
+    transporte.onerror = (erro) => {
+      avisar?.(erro);
+      if (erro instanceof SseError && this.aberta) void this.fechar();
+    };
   }
 
   private vigiarEscuta(escuta: McpSubscription): void {
