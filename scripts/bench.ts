@@ -36,7 +36,7 @@ const { values } = parseArgs({
     conexoes: { type: 'string', default: '10' },
     saida: { type: 'string', default: `bench/resultados/${new Date().toISOString().replace(/[:.]/g, '-')}.json` },
     pausadas: { type: 'string', default: '10000' },
-    // An agent bundle built from an earlier commit, measured beside this one in the same run (see README Desempenho).
+    // An agent bundle built from an earlier commit, measured beside this one in the same run (see docs/desempenho.md).
     'agente-antes': { type: 'string' },
     // Rounds of the transaction count (the median is printed); --so-transacoes runs nothing else.
     transacoes: { type: 'string', default: '3' },

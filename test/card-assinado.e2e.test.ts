@@ -398,7 +398,7 @@ describe('the extended card (AGENTE_TOKENS), signed with AGENTE_CHAVE_CARD', () 
       const cliente = await clienteOficial(agente.url, binding);
       const verificar = verificador(agente.url);
       // The SDK hands its verifier the card in its message form, and its canonical form of that drops the
-      // security schemes (a oneof): a good signature is refused. Pinned, as the README says.
+      // security schemes (a oneof): a good signature is refused. Pinned, as docs/sdk.md says.
       await assert.rejects(cliente.getAgentCard(comToken, verificar), RECUSA_DO_SDK);
       const card = await cliente.getAgentCard(comToken);
       assert.ok(

@@ -67,7 +67,7 @@ describe('official clients against the real processes', () => {
 
       const args = { sala: 'sala-garagem', inicio: '2026-11-03T14:00:00-03:00', fim: '2026-11-03T15:00:00-03:00', responsavel: 'Marty' };
       // callTool() validates even an input_required answer against the tool's
-      // outputSchema and throws, so the raw request is the way (see README).
+      // outputSchema and throws, so the raw request is the way (see docs/sdk.md).
       await assert.rejects(cliente.callTool({ name: 'reservar_sala', arguments: args }, { allowInputRequired: true }), /output schema/);
       // withInputRequired() types the answer as CallToolResult | InputRequiredResult, as the agent reads it.
       const chamar = (params: Record<string, unknown>) =>

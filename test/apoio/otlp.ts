@@ -2,7 +2,7 @@
  * A real OTLP/HTTP receiver for the tests: it listens on a free port,
  * answers as a collector does, and decodes what arrives at /v1/traces and
  * /v1/metrics, protobuf with the official OTLP transformer's generated
- * decoder (0.216.0, the last with one: see the README) and JSON as JSON,
+ * decoder (0.216.0, the last with one: see docs/observabilidade.md) and JSON as JSON,
  * into one plain shape. `segurar` makes it take requests and never answer
  * (a collector that hangs).
  */

@@ -26,7 +26,7 @@ const SEGURANCA = {
 /**
  * The A2A extension that publishes each skill's MCP tool: its server, name
  * and JSON Schemas, so a client builds a valid call from the card alone
- * (see the README, "Qualquer servidor MCP").
+ * (see docs/qualquer-servidor.md).
  */
 export const EXTENSAO_FERRAMENTAS_MCP = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
 

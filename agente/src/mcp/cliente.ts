@@ -43,7 +43,7 @@ function pedidoDe(corpo: unknown): Record<string, unknown> {
  * Keep-alive connections to the MCP server, shared by every call. The SDK's
  * transport takes any fetch; this one is undici's pooled request path, which
  * costs a quarter of the CPU of Node's built-in fetch per call (measured in
- * the README's optimisation table), under the same Response the SDK reads.
+ * docs/desempenho.md's optimisation table), under the same Response the SDK reads.
  */
 const conexoes = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 const SEM_CORPO = new Set([204, 205, 304]);

@@ -4,7 +4,7 @@
  * was done, the effect is uncertain, or the server answered. A table per
  * way the step's call is made maps each case to the Task's outcome
  * (Desfecho): a new Task's first call, and an answer in each MCP era
- * (README, "As duas eras"). The bridge (ponte.ts) only says where a
+ * (docs/qualquer-servidor.md, "As duas eras"). The bridge (ponte.ts) only says where a
  * failure came from and looks the row up.
  */
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, type CallToolResult } from '@modelcontextprotocol/client';
