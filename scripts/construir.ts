@@ -55,7 +55,7 @@ export async function construir(): Promise<void> {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       // Native or optional: loaded from node_modules at run time.
       external: ['better-sqlite3', 'pg-native'],
       banner: { js: REQUIRE },

@@ -139,6 +139,16 @@ describe('telemetria: variaveis que o processo nao pode honrar', () => {
     recusa({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }, /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift/);
     recusa({ OTEL_TRACES_EXPORTER: 'zipkin' }, /^OTEL_TRACES_EXPORTER=zipkin: este processo exporta por otlp \(ou none\)/);
     recusa({ OTEL_METRIC_EXPORT_INTERVAL: '-5' }, /^OTEL_METRIC_EXPORT_INTERVAL=-5: esperado um inteiro positivo/);
+    recusa(
+      { OTEL_TRACES_SAMPLER: 'jaeger_remote' },
+      /^OTEL_TRACES_SAMPLER=jaeger_remote: esperado um de always_on, always_off, traceidratio, /,
+    );
+    recusa(
+      { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' },
+      /^OTEL_TRACES_SAMPLER_ARG=2: esperado um numero de 0 a 1$/,
+    );
+    recusa({ OTEL_BSP_MAX_QUEUE_SIZE: 'muitos' }, /^OTEL_BSP_MAX_QUEUE_SIZE=muitos: esperado um inteiro positivo$/);
+    recusa({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '0' }, /^OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT=0: esperado um inteiro positivo$/);
     // An endpoint that is no http(s) URL: named, never quoted (a token may ride in it).
     recusa(
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://eu:s3cr3t@host invalido:4318' },

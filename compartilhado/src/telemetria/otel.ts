@@ -2,10 +2,11 @@
  * The OpenTelemetry SDK behind telemetria.ts, loaded only when an OTLP
  * endpoint is configured. Wired by hand rather than through sdk-node, which
  * loads every exporter it knows (gRPC, Zipkin, Prometheus) to pick one: here
- * OTLP/HTTP, protobuf or JSON, for traces and metrics. The standard variables
- * are the SDK's own to read (endpoint, headers, timeout, sampler, resource,
- * batch sizes); the two it reads only through sdk-node, the protocol and the
- * metric interval, are read here.
+ * OTLP/HTTP, protobuf or JSON, for traces and metrics. The exporters read
+ * their standard variables themselves (endpoint, headers, timeout,
+ * compression), and the resource detectors theirs; those the SDK reads only
+ * through sdk-node (protocol, sampler, span limits, batching, metric interval)
+ * are read here.
  */
 import {
   context,
@@ -18,14 +19,31 @@ import {
   type Histogram,
   type Span,
 } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { parseTraceParent, setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPMetricExporter as MetricasJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as MetricasProtobuf } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as TracesJson } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as TracesProtobuf } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type BatchSpanProcessorOptions,
+  type Sampler,
+  type SpanLimits,
+} from '@opentelemetry/sdk-trace';
 import { randomUUID } from 'node:crypto';
 import { ConfiguracaoInvalida } from '../ambiente.js';
 import type { Abertura, Atributos, Metrica, Motor, Tipo, Vao } from './telemetria.js';
@@ -141,13 +159,70 @@ function exporta(env: NodeJS.ProcessEnv, sinal: 'TRACES' | 'METRICS'): boolean {
   throw new ConfiguracaoInvalida(`OTEL_${sinal}_EXPORTER=${valor}: este processo exporta por otlp (ou none)`);
 }
 
-/** Milliseconds from a variable, or the default; what is not a positive integer is refused, naming it. */
-function milissegundos(env: NodeJS.ProcessEnv, nome: string, padrao: number): number {
+/** A positive integer from a variable, or undefined when it is unset; anything else is refused, naming it. */
+function positivo(env: NodeJS.ProcessEnv, nome: string, unidade?: string): number | undefined {
   const bruto = env[nome]?.trim();
-  if (!bruto) return padrao;
+  if (!bruto) return undefined;
   const valor = Number(bruto);
   if (Number.isInteger(valor) && valor > 0) return valor;
-  throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado um inteiro positivo (milissegundos)`);
+  throw new ConfiguracaoInvalida(`${nome}=${bruto}: esperado um inteiro positivo${unidade ? ` (${unidade})` : ''}`);
+}
+
+const milissegundos = (env: NodeJS.ProcessEnv, nome: string, padrao: number): number => positivo(env, nome, 'milissegundos') ?? padrao;
+
+/** Options the SDK takes as numbers, each from the first of its variables that is set; those unset keep the SDK's defaults. */
+function numeros<Opcao extends string>(
+  env: NodeJS.ProcessEnv,
+  variaveis: Readonly<Record<Opcao, readonly string[]>>,
+): Partial<Record<Opcao, number>> {
+  const opcoes: Partial<Record<Opcao, number>> = {};
+  for (const opcao of Object.keys(variaveis) as Opcao[]) {
+    const nome = variaveis[opcao].find((um) => env[um]?.trim());
+    if (nome) opcoes[opcao] = positivo(env, nome);
+  }
+  return opcoes;
+}
+
+/** The span limits of the SDK specification: a span's own variable first, then the general one. */
+const LIMITES = {
+  attributeValueLengthLimit: ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'],
+  attributeCountLimit: ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT'],
+  eventCountLimit: ['OTEL_SPAN_EVENT_COUNT_LIMIT'],
+  linkCountLimit: ['OTEL_SPAN_LINK_COUNT_LIMIT'],
+  attributePerEventCountLimit: ['OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT'],
+  attributePerLinkCountLimit: ['OTEL_LINK_ATTRIBUTE_COUNT_LIMIT'],
+} as const satisfies Record<keyof SpanLimits, readonly string[]>;
+
+/** The batch span processor's queue, batch and pace (the SDK's defaults: 2048 spans, 512 a batch, every 5 s, 30 s each). */
+const LOTE = {
+  maxQueueSize: ['OTEL_BSP_MAX_QUEUE_SIZE'],
+  maxExportBatchSize: ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'],
+  scheduledDelayMillis: ['OTEL_BSP_SCHEDULE_DELAY'],
+  exportTimeoutMillis: ['OTEL_BSP_EXPORT_TIMEOUT'],
+} as const satisfies Partial<Record<keyof BatchSpanProcessorOptions, readonly string[]>>;
+
+/** The samplers OTEL_TRACES_SAMPLER may name; the remote ones (Jaeger, X-Ray) would need a service this process does not reach. */
+const AMOSTRADORES: Readonly<Record<string, (proporcao: () => number) => Sampler>> = {
+  always_on: () => new AlwaysOnSampler(),
+  always_off: () => new AlwaysOffSampler(),
+  traceidratio: (proporcao) => new TraceIdRatioBasedSampler(proporcao()),
+  parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+  parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+  parentbased_traceidratio: (proporcao) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(proporcao()) }),
+};
+
+/** OTEL_TRACES_SAMPLER (parentbased_always_on when unset) and, for a ratio, OTEL_TRACES_SAMPLER_ARG (1 when unset). */
+function amostrador(env: NodeJS.ProcessEnv): Sampler {
+  const nome = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on';
+  const criar = Object.hasOwn(AMOSTRADORES, nome) ? AMOSTRADORES[nome] : undefined;
+  if (!criar) throw new ConfiguracaoInvalida(`OTEL_TRACES_SAMPLER=${nome}: esperado um de ${Object.keys(AMOSTRADORES).join(', ')}`);
+  return criar(() => {
+    const bruto = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+    if (!bruto) return 1;
+    const valor = Number(bruto);
+    if (valor >= 0 && valor <= 1) return valor;
+    throw new ConfiguracaoInvalida(`OTEL_TRACES_SAMPLER_ARG=${bruto}: esperado um numero de 0 a 1`);
+  });
 }
 
 const ENDPOINTS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'];
@@ -186,6 +261,9 @@ export function abrirOtel(servico: string, log: (linha: string) => void, env: No
   const protocoloDasMetricas = protocolo(env, 'METRICS');
   const intervalo = milissegundos(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000);
   const prazo = Math.min(milissegundos(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000), intervalo);
+  const sampler = amostrador(env);
+  const spanLimits = { attributeValueLengthLimit: TAMANHO_MAXIMO_DE_ATRIBUTO, ...numeros(env, LIMITES) };
+  const lote = numeros(env, LOTE);
 
   const avisar = avisador(log);
   diag.setLogger(
@@ -193,19 +271,22 @@ export function abrirOtel(servico: string, log: (linha: string) => void, env: No
     DiagLogLevel.WARN,
   );
   setGlobalErrorHandler((erro) => avisar(`exportacao falhou: ${textoDoErro(erro)}`));
-  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over the process's own name.
+  // OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME over it, win over the process's own name.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': servico, 'service.instance.id': randomUUID() }))
-    .merge(detectResources({ detectors: [envDetector] }));
+    .merge(detectResources({ detectors: [resourceAttributesEnvDetector, serviceNameEnvDetector] }));
 
-  const limitado = Boolean(env.OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT || env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT);
-  const provedor = new NodeTracerProvider({
+  const provedor = new TracerProvider({
     resource,
-    ...(limitado ? {} : { spanLimits: { attributeValueLengthLimit: TAMANHO_MAXIMO_DE_ATRIBUTO } }),
-    spanProcessors: traces ? [new BatchSpanProcessor(protocoloDosTraces === 'http/json' ? new TracesJson() : new TracesProtobuf())] : [],
+    sampler,
+    spanLimits,
+    spanProcessors: traces
+      ? [new BatchSpanProcessor({ exporter: protocoloDosTraces === 'http/json' ? new TracesJson() : new TracesProtobuf(), ...lote })]
+      : [],
   });
-  // The context manager (AsyncLocalStorage) and the W3C propagator, globally: the spans of a request nest under it.
-  provedor.register();
+  // The context manager (AsyncLocalStorage), globally: the spans of a request nest under it. No global propagator or
+  // provider: the traceparent is written and read here, and spans start on this provider's tracer.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracer = provedor.getTracer('a-ponte');
 
   const provedorDeMetricas = new MeterProvider({
