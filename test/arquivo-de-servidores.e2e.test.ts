@@ -102,7 +102,7 @@ describe('a file as other clients write it: a header from ${VAR}, a server disab
     const { agente, mcp } = iniciados();
     await mcp.esperarLinha(/metodo=tools\/list .* quem=ponte /);
     const cliente = await clienteOficial(agente.url, 'JSONRPC');
-    const task = comoTarefa(await cliente.sendMessage(dados({ name: 'listar_salas', arguments: {} })));
+    const task = comoTarefa(await cliente.sendMessage(dados({ name: 'salas.listar_salas', arguments: {} })));
     assert.equal(nomeDoEstado(task), 'TASK_STATE_COMPLETED', textoDe(task.status?.message?.parts));
     await mcp.esperarLinha(/metodo=tools\/call .* quem=ponte /);
   });
@@ -123,7 +123,7 @@ describe('a file as other clients write it: a header from ${VAR}, a server disab
     const { name, description, version, provider, documentationUrl, iconUrl } = card;
     assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, agentCard);
     assert.ok(
-      card.skills.some(({ id }) => id === 'listar_salas'),
+      card.skills.some(({ id }) => id === 'salas.listar_salas'),
       'the skills are still the tools',
     );
     assert.equal(card.signatures?.length, 1);
@@ -170,11 +170,11 @@ describe('type "sse": server-everything over the HTTP+SSE transport', () => {
     assert.ok(agente && everything);
     const { card } = await lerCard(agente.url);
     assert.ok(
-      card.skills.some(({ id }) => id === 'echo'),
+      card.skills.some(({ id }) => id === 'everything.echo'),
       card.skills.map(({ id }) => id).join(', '),
     );
     const cliente = await clienteOficial(agente.url, 'HTTP+JSON');
-    const task = comoTarefa(await cliente.sendMessage(dados({ name: 'echo', arguments: { message: 'pela ponte' } })));
+    const task = comoTarefa(await cliente.sendMessage(dados({ name: 'everything.echo', arguments: { message: 'pela ponte' } })));
     assert.equal(nomeDoEstado(task), 'TASK_STATE_COMPLETED', textoDe(task.status?.message?.parts));
     assert.equal(textoDe(task.status?.message?.parts), 'Echo: pela ponte');
     // The server's own log: a session opened by GET on /sse, messages POSTed to it.
@@ -254,7 +254,7 @@ describe('npm start with a servers file', () => {
         );
         const { card } = await lerCard(base);
         assert.ok(
-          card.skills.some(({ id }) => id === 'read_graph'),
+          card.skills.some(({ id }) => id === 'memoria.read_graph'),
           'the card is the generic one, of server-memory',
         );
         assert.ok(!inicio.linhas.some((linha) => linha.startsWith('[mcp]')), inicio.linhas.join('\n'));
