@@ -26,6 +26,7 @@ import {
 } from './apoio/ponte-generica.js';
 import { iniciarServidorMcp, type Processo } from './apoio/processos.js';
 import { iniciar } from '../scripts/processos.js';
+import { CARD_DA_EQUIPE } from './apoio/card-da-equipe.js';
 
 const CARD = '/.well-known/agent-card.json';
 
@@ -55,14 +56,6 @@ function arquivo(pasta: Pasta, conteudo: unknown, nome = 'mcp.json'): string {
 describe('a file as other clients write it: a header from ${VAR}, a server disabled, fields ignored, agentCard', () => {
   // A Bearer token of the room server's MCP_TOKENS: it answers only when the header the agent sends carries it.
   const token = randomBytes(24).toString('base64url');
-  const agentCard = {
-    name: 'Agente da Equipe de Salas',
-    description: 'As salas da equipe, por A2A.',
-    version: '3.2.1',
-    provider: { organization: 'Equipe de Salas', url: 'https://salas.exemplo.com' },
-    documentationUrl: 'https://salas.exemplo.com/agente',
-    iconUrl: 'https://salas.exemplo.com/icone.png',
-  };
   let pasta: Pasta | undefined;
   let mcp: Processo | undefined;
   let agente: Processo | undefined;
@@ -84,7 +77,7 @@ describe('a file as other clients write it: a header from ${VAR}, a server disab
         // Never read: its unset variable and its command that does not exist stop nothing.
         desligado: { command: '/nao/existe', args: ['${NAO_DEFINIDA}'], disabled: true },
       },
-      agentCard,
+      agentCard: CARD_DA_EQUIPE,
     });
     agente = await iniciarAgenteGenerico(config, { TOKEN_DAS_SALAS: token, AGENTE_CHAVE_CARD: chave });
   });
@@ -121,7 +114,7 @@ describe('a file as other clients write it: a header from ${VAR}, a server disab
     const { agente } = iniciados();
     const { card, json } = await lerCard(agente.url);
     const { name, description, version, provider, documentationUrl, iconUrl } = card;
-    assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, agentCard);
+    assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, CARD_DA_EQUIPE);
     assert.ok(
       card.skills.some(({ id }) => id === 'salas.listar_salas'),
       'the skills are still the tools',

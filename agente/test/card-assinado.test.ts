@@ -12,6 +12,7 @@ import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import { impressaoDigital } from '../src/a2a/assinatura.js';
 import { agentCard, cardGenerico } from '../src/a2a/card.js';
 import { EXTENSAO_CONTA, provedorDoCardEstendido } from '../src/a2a/estendido.js';
+import { CARD_DA_EQUIPE } from '../../test/apoio/card-da-equipe.js';
 
 describe('kid', () => {
   it('is the RFC 7638 thumbprint: the example of its section 3.1', () => {
@@ -54,14 +55,6 @@ describe('the extended card provider', () => {
 
 describe("the generic card with the file's agentCard", () => {
   const url = new URL('http://127.0.0.1:7300/');
-  const doArquivo = {
-    name: 'Agente da Equipe',
-    description: 'Ferramentas da equipe.',
-    version: '2.0.0',
-    provider: { organization: 'Equipe', url: 'https://equipe.exemplo.com' },
-    documentationUrl: 'https://equipe.exemplo.com/agente',
-    iconUrl: 'https://equipe.exemplo.com/icone.png',
-  };
 
   it('without one, or with an empty one, is the card it always was', () => {
     const padrao = cardGenerico(url, false, []);
@@ -81,11 +74,11 @@ describe("the generic card with the file's agentCard", () => {
   });
 
   it('takes each of its fields over the defaults, and the SDK keeps them in its message form (the extended card is built from it)', () => {
-    const card = cardGenerico(url, true, [], undefined, doArquivo);
+    const card = cardGenerico(url, true, [], undefined, CARD_DA_EQUIPE);
     const { name, description, version, provider, documentationUrl, iconUrl } = card;
-    assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, doArquivo);
+    assert.deepEqual({ name, description, version, provider, documentationUrl, iconUrl }, CARD_DA_EQUIPE);
     assert.deepEqual(card.supportedInterfaces, cardGenerico(url, true, []).supportedInterfaces);
     const lido = AgentCard.toJSON(AgentCard.fromJSON(card)) as Record<string, unknown>;
-    for (const [campo, valor] of Object.entries(doArquivo)) assert.deepEqual(lido[campo], valor, campo);
+    for (const [campo, valor] of Object.entries(CARD_DA_EQUIPE)) assert.deepEqual(lido[campo], valor, campo);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfiguracaoInvalida } from 'compartilhado/ambiente';
 import { lerArquivoMcp, lerConfiguracaoMcp, lerServidores } from '../src/mcp/configuracao.js';
+import { CARD_DA_EQUIPE } from '../../test/apoio/card-da-equipe.js';
 
 const ARQUIVO = '/etc/agente/mcp.json';
 const ler = (mcpServers: unknown) => lerServidores(JSON.stringify({ mcpServers }), ARQUIVO);
@@ -310,24 +311,16 @@ describe('AGENTE_MCP_CONFIG, ${VAR} from the environment', () => {
 
 describe('AGENTE_MCP_CONFIG, agentCard', () => {
   const servidores = { a: { command: 'x' } };
-  const CARD = {
-    name: 'Agente da Equipe',
-    description: 'Ferramentas da equipe de dados.',
-    version: '2.1.0',
-    provider: { organization: 'Equipe de Dados', url: 'https://dados.exemplo.com' },
-    documentationUrl: 'https://dados.exemplo.com/agente',
-    iconUrl: 'https://dados.exemplo.com/icone.png',
-  };
 
   it('reads every field it knows; absent, it is empty', () => {
-    assert.deepEqual(lerNo(servidores, AMBIENTE, { agentCard: CARD }).card, CARD);
+    assert.deepEqual(lerNo(servidores, AMBIENTE, { agentCard: CARD_DA_EQUIPE }).card, CARD_DA_EQUIPE);
     assert.deepEqual(lerNo(servidores, AMBIENTE, { agentCard: { name: 'So o nome' } }).card, { name: 'So o nome' });
     assert.deepEqual(lerNo(servidores).card, {});
   });
 
   it('refuses a field it does not know, or of the wrong shape, naming it', () => {
     const com = (agentCard: unknown) => () => lerNo(servidores, AMBIENTE, { agentCard });
-    recusa(com({ ...CARD, skills: [] }), 'em "agentCard": campo desconhecido "skills"');
+    recusa(com({ ...CARD_DA_EQUIPE, skills: [] }), 'em "agentCard": campo desconhecido "skills"');
     recusa(com({ provider: { organization: 'x', url: 'https://x', email: 'e' } }), 'em "agentCard.provider": campo desconhecido "email"');
     recusa(com({ provider: { organization: 'x' } }), 'campo "agentCard.provider.url": obrigatorio');
     recusa(com({ iconUrl: 'file:///icone.png' }), 'campo "agentCard.iconUrl": esperado uma URL http(s) absoluta');
