@@ -78,7 +78,13 @@ function vigiar(): void {
 
 try {
   if (arquivo !== undefined) {
-    const agente = await iniciar(ARQUIVO_DO_AGENTE, { ...portaDoAgente, AGENTE_MCP_CONFIG: arquivo }, { prefixo: '[agente]' });
+    // Ready once every server answered: a stdio server fetched by npx may take minutes. The agent gives up on
+    // a server by its own deadline (AGENTE_MCP_TIMEOUT_SECONDS) and exits saying which; this is only a backstop.
+    const agente = await iniciar(
+      ARQUIVO_DO_AGENTE,
+      { ...portaDoAgente, AGENTE_MCP_CONFIG: arquivo },
+      { prefixo: '[agente]', ms: 10 * 60_000 },
+    );
     filhos.push(agente);
     vigiar();
     avisar(

@@ -84,7 +84,15 @@ export async function iniciar(
       }
     });
 
-  const [, url = ''] = PRONTO.exec(await esperarLinha(PRONTO)) ?? [];
+  let pronta: string;
+  try {
+    pronta = await esperarLinha(PRONTO);
+  } catch (erro) {
+    // A process that never said it was ready is not left behind, whoever gave up waiting.
+    if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');
+    throw erro;
+  }
+  const [, url = ''] = PRONTO.exec(pronta) ?? [];
   return {
     url,
     porta: Number(new URL(url).port),
