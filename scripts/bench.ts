@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --aquecimento 5 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --aquecimento 15 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -31,8 +31,9 @@ import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo }
 const { values } = parseArgs({
   options: {
     segundos: { type: 'string', default: '5' },
-    // Load before each measured run, the same for every scenario: a fresh process's JIT takes seconds to settle.
-    aquecimento: { type: 'string', default: '5' },
+    // Load before each measured run, the same for every scenario: measured by each process's CPU per request
+    // (/proc/<pid>/stat), a fresh process keeps getting cheaper for about 15 s, floors and ours alike.
+    aquecimento: { type: 'string', default: '15' },
     conexoes: { type: 'string', default: '10' },
     saida: { type: 'string', default: `bench/resultados/${new Date().toISOString().replace(/[:.]/g, '-')}.json` },
     pausadas: { type: 'string', default: '10000' },
