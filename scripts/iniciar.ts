@@ -15,10 +15,13 @@ const USO = 'uso: npm start [-- [--config <arquivo mcpServers>] [--porta-agente 
 
 const avisar = (linha: string) => process.stderr.write(`${linha}\n`);
 const filhos: Processo[] = [];
+/** Aborted on the way out: a process still starting is stopped too, not only those already in `filhos`. */
+const encerramento = new AbortController();
 let parando = false;
 
 async function parar(codigo: number): Promise<never> {
   parando = true;
+  encerramento.abort();
   await Promise.all(filhos.map((filho) => filho.parar()));
   process.exit(codigo);
 }
@@ -83,7 +86,7 @@ try {
     const agente = await iniciar(
       ARQUIVO_DO_AGENTE,
       { ...portaDoAgente, AGENTE_MCP_CONFIG: arquivo },
-      { prefixo: '[agente]', ms: 10 * 60_000 },
+      { prefixo: '[agente]', ms: 10 * 60_000, sinal: encerramento.signal },
     );
     filhos.push(agente);
     vigiar();
@@ -92,9 +95,17 @@ try {
     );
   } else {
     const segredo = segredoLocal(avisar);
-    const mcp = await iniciar(ARQUIVO_DO_MCP, { ...portaDoMcp, REQUEST_STATE_SECRET: segredo }, { prefixo: '[mcp]' });
+    const mcp = await iniciar(
+      ARQUIVO_DO_MCP,
+      { ...portaDoMcp, REQUEST_STATE_SECRET: segredo },
+      { prefixo: '[mcp]', sinal: encerramento.signal },
+    );
     filhos.push(mcp);
-    const agente = await iniciar(ARQUIVO_DO_AGENTE, { ...portaDoAgente, MCP_URL: process.env.MCP_URL ?? mcp.url }, { prefixo: '[agente]' });
+    const agente = await iniciar(
+      ARQUIVO_DO_AGENTE,
+      { ...portaDoAgente, MCP_URL: process.env.MCP_URL ?? mcp.url },
+      { prefixo: '[agente]', sinal: encerramento.signal },
+    );
     filhos.push(agente);
     vigiar();
     avisar(`pronto: agente em ${agente.url} (card em ${agente.url}/.well-known/agent-card.json), MCP em ${mcp.url}. Ctrl-C para parar.`);

@@ -29,12 +29,14 @@ export interface Opcoes {
   readonly ms?: number;
   /** The command line's arguments after the file's name. */
   readonly argumentos?: readonly string[];
+  /** Stops the process when aborted, even before it is ready (its Processo is not handed out yet). */
+  readonly sinal?: AbortSignal;
 }
 
 export async function iniciar(
   arquivo: string,
   env: Record<string, string>,
-  { prefixo, ms = 20_000, argumentos = [] }: Opcoes = {},
+  { prefixo, ms = 20_000, argumentos = [], sinal }: Opcoes = {},
 ): Promise<Processo> {
   // The processes run as users run them: the compiled bundles. Fixtures written in TypeScript go through tsx.
   if (arquivo === ARQUIVO_DO_MCP || arquivo === ARQUIVO_DO_AGENTE) await construirSePreciso();
@@ -43,6 +45,7 @@ export async function iniciar(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  sinal?.addEventListener('abort', () => filho.kill('SIGTERM'), { once: true });
   const linhas: string[] = [];
   const ouvintes = new Set<() => void>();
   let resto = '';

@@ -7,9 +7,11 @@
  * agent alone. Every process on a free port; a token made here.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
@@ -29,6 +31,20 @@ import { iniciar } from '../scripts/processos.js';
 import { CARD_DA_EQUIPE } from './apoio/card-da-equipe.js';
 
 const CARD = '/.well-known/agent-card.json';
+
+/** Whether something accepts TCP connections on the port (the connection is closed at once, sending nothing). */
+const aceita = (porta: number) =>
+  new Promise<boolean>((resolver) => {
+    const conexao = connect(porta, '127.0.0.1');
+    conexao.once('connect', () => {
+      conexao.destroy();
+      resolver(true);
+    });
+    conexao.once('error', () => resolver(false));
+  });
+
+/** A refused connection (the port not open), as undici reports it. */
+const recusada = (erro: unknown) => erro instanceof TypeError && (erro.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
 
 const Card = z.looseObject({
   name: z.string(),
@@ -257,6 +273,48 @@ describe('npm start with a servers file', () => {
       }
       assert.ok(inicio.linhas.includes('[agente] agente: SIGTERM, encerrando'));
     } finally {
+      pasta.apagar();
+    }
+  });
+
+  it('SIGTERM while the agent is still starting (a stdio server that never answers): the agent is stopped too, not left behind', async () => {
+    const pasta = pastaTemporaria();
+    const porta = await portaLivre();
+    // A process that never speaks MCP: the agent waits for it up to AGENTE_MCP_TIMEOUT_SECONDS, logging nothing.
+    // Like any stdio server, it ends when its stdin does (when the agent is gone).
+    const mudo = "process.stdin.on('end', () => process.exit(0)).resume()";
+    const config = pasta.config({ mudo: { command: process.execPath, args: ['-e', mudo] } });
+    // Not through iniciar(): that waits for the ready line, and this test is about the time before it.
+    const inicio = spawn(process.execPath, ['--import', 'tsx', 'scripts/iniciar.ts', '--config', config, '--porta-agente', String(porta)], {
+      env: { ...process.env, REQUEST_STATE_SECRET: randomBytes(32).toString('hex'), AGENTE_MCP_TIMEOUT_SECONDS: '120' },
+      stdio: 'ignore',
+    });
+    const saida = once(inicio, 'exit');
+    const card = new URL(CARD, `http://127.0.0.1:${String(porta)}`);
+    try {
+      // The agent's port accepts while its server starts, answering 503: npm start has not said it is ready.
+      const pedirCard = async () => {
+        try {
+          return await fetch(card);
+        } catch (erro) {
+          if (recusada(erro)) return undefined;
+          throw erro;
+        }
+      };
+      let resposta = await pedirCard();
+      while (!resposta) resposta = await pedirCard();
+      assert.equal(resposta.status, 503);
+      inicio.kill('SIGTERM');
+      await saida;
+      // The agent goes with it: its port stops accepting (left behind, it would wait its 120 s for the server).
+      // Asked by a bare TCP connection, not a request: one the agent logs would make an orphan die of its
+      // closed stderr and pass for stopped.
+      const limite = Date.now() + 20_000;
+      let fechada = false;
+      while (!fechada && Date.now() < limite) fechada = !(await aceita(porta));
+      assert.ok(fechada, `the agent still answers on ${String(porta)} after npm start exited`);
+    } finally {
+      if (inicio.exitCode === null) inicio.kill('SIGKILL');
       pasta.apagar();
     }
   });
