@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { specTypeSchemas, type ElicitRequestParams } from '@modelcontextprotocol/client';
 import { idDaReserva } from '../servidor-mcp/src/dominio/regras.js';
 import { FERRAMENTAS } from 'compartilhado/contrato';
+import { idDaSkill } from '../agente/src/mcp/conexao.js';
 import { vaga } from './dados.js';
 import * as z from 'zod';
 import { CorpoA2A, tarefaDo } from './a2a-cru.js';
@@ -520,7 +521,7 @@ async function completo(): Promise<void> {
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: `salas.${FERRAMENTAS.reservar}`, arguments: vagaA2A() }) }),
+      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: idDaSkill('salas', FERRAMENTAS.reservar), arguments: vagaA2A() }) }),
     },
   ];
   const enviarPeloGenerico = await aquecerEMedir(
