@@ -15,7 +15,7 @@ import { erroJsonRpc, REVISAO_MCP } from 'compartilhado/contrato';
 import { mensagemContida, NUL_NA_URL, nulNoCorpo, urlComNul } from 'compartilhado/entrada';
 import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
-import { toNodeHandler, toWebRequest, type NodeServerResponseLike } from '@modelcontextprotocol/node';
+import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
 import type { Vao } from 'compartilhado/telemetria';
 import { abrirVaoDoServidorMcp, encerrarVaoMcp, type Conhecidos } from 'compartilhado/telemetria/mcp';
@@ -129,53 +129,70 @@ async function lerCorpo(req: IncomingMessage, limite: number): Promise<string> {
 
 const emTexto = (parte: string | Uint8Array) => (typeof parte === 'string' ? parte : Buffer.from(parte).toString('utf8'));
 
-/**
- * Captures what the SDK writes, to log the outcome. A stream passes through
- * as it comes; a JSON answer is held until its end, then written with its
- * error message cut (comMensagemContida). Holding it here, where its bytes
- * pass anyway, costs one string; reading it as a Response in front of the
- * SDK cost a second Response, headers copied and the body streamed twice,
- * on every request.
- */
+/** Passes a stream (SSE) on as the SDK's adapter writes it, keeping its text for the log line. */
 function gravador(res: ServerResponse, registro: Registro): NodeServerResponseLike {
-  let retido: { headers: Record<string, string> | undefined; partes: (string | Uint8Array)[] } | undefined;
   return {
     writeHead(status, headers) {
       registro.status = status;
-      if (headers?.['content-type']?.startsWith('application/json')) {
-        retido = { headers, partes: [] };
-        return res;
-      }
       return res.writeHead(status, headers);
     },
     write(parte) {
-      if (retido) {
-        retido.partes.push(parte);
-        return true;
-      }
       registro.corpo += emTexto(parte);
       return res.write(parte);
     },
     end(parte) {
-      if (!retido) {
-        if (parte !== undefined) registro.corpo += emTexto(parte);
-        return res.end(parte);
-      }
-      if (parte !== undefined) retido.partes.push(parte);
-      const { headers, partes } = retido;
-      const texto = Buffer.concat(partes.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString('utf8');
-      registro.corpo = comMensagemContida(texto);
-      if (registro.corpo !== texto) delete headers?.['content-length'];
-      res.writeHead(registro.status, headers);
-      // Written and ended apart, as the SDK's adapter does: the same chunked answer as before it was held.
-      if (registro.corpo !== '') res.write(registro.corpo);
-      return res.end();
+      if (parte !== undefined) registro.corpo += emTexto(parte);
+      return res.end(parte);
     },
     on: (evento, ouvinte) => res.on(evento, ouvinte),
     get destroyed() {
       return res.destroyed;
     },
   };
+}
+
+/**
+ * The web Request the SDK serves a request as, without a body: this front
+ * has read and parsed a POST's, and the handler given `parsedBody` never
+ * reads the Request's (toNodeHandler would serialize it again into one);
+ * GET, DELETE and OPTIONS carry none the SDK reads. Its signal ends the
+ * work when the client goes away, as toNodeHandler's does.
+ */
+function pedidoWebSemCorpo(req: IncomingMessage, res: ServerResponse): Request {
+  const headers = new Headers();
+  for (const [nome, valor] of Object.entries(req.headers)) {
+    if (valor === undefined || nome.startsWith(':') || CABECALHOS_DO_CORPO.has(nome)) continue;
+    if (Array.isArray(valor)) for (const item of valor) headers.append(nome, item);
+    else headers.set(nome, valor);
+  }
+  const abandono = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abandono.abort();
+  });
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    signal: abandono.signal,
+  });
+}
+const CABECALHOS_DO_CORPO = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
+
+/**
+ * The SDK's answer: JSON read whole and written with its error message cut
+ * (comMensagemContida), a stream (SSE) passed on by toNodeHandler as it
+ * comes, through gravador.
+ */
+async function escreverResposta(req: IncomingMessage, res: ServerResponse, resposta: Response, registro: Registro): Promise<void> {
+  if (!resposta.headers.get('content-type')?.startsWith('application/json')) {
+    return toNodeHandler({ fetch: () => Promise.resolve(resposta) })(req, gravador(res, registro));
+  }
+  const texto = await resposta.text();
+  const headers = Object.fromEntries(resposta.headers);
+  registro.status = resposta.status;
+  registro.corpo = comMensagemContida(texto);
+  if (registro.corpo !== texto) delete headers['content-length'];
+  // Written with its end: headers, body and the last chunk in one write to the socket.
+  res.writeHead(registro.status, headers).end(registro.corpo);
 }
 
 const temAlegacaoDeVersao = (pedido: unknown) =>
@@ -213,7 +230,6 @@ export function criarAtendimento(
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const comeco = performance.now();
     const registro: Registro = { status: 0, corpo: '' };
-    const sdk = toNodeHandler({ fetch: comFalhasDoBanco(handler, registro) }, { maxRequestBodySize: limiteDoCorpo });
     let pedido: unknown;
     await (async () => {
       // Before any route, as in the agent: no path or query with NUL goes further, whatever it names.
@@ -249,7 +265,8 @@ export function criarAtendimento(
         }
         registro.quem = autorizado.quem;
       }
-      if (req.method !== 'POST') return sdk(req, gravador(res, registro));
+      if (req.method !== 'POST')
+        return escreverResposta(req, res, await comFalhasDoBanco(handler, registro)(pedidoWebSemCorpo(req, res)), registro);
       let texto: string;
       try {
         texto = await lerCorpo(req, limiteDoCorpo);
@@ -277,7 +294,8 @@ export function criarAtendimento(
       // The SDK answers a request without the envelope as an unsupported
       // revision (-32022); the spec wants the missing _meta field named, -32602.
       // A body that carries the envelope's version claim is modern by definition.
-      if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(await toWebRequest(req, pedido), pedido))) {
+      const pedidoWeb = pedidoWebSemCorpo(req, res);
+      if (!temAlegacaoDeVersao(pedido) && (await isLegacyRequest(pedidoWeb, pedido))) {
         return Object.assign(
           registro,
           responderErro(
@@ -298,8 +316,9 @@ export function criarAtendimento(
         );
       }
       const { vao } = registro;
+      const atender = () => comFalhasDoBanco(handler, registro)(pedidoWeb, { parsedBody: pedido });
       // The tool's work (the bookings store's queries) runs under the request's span.
-      return vao ? vao.dentro(() => sdk(req, gravador(res, registro), pedido)) : sdk(req, gravador(res, registro), pedido);
+      return escreverResposta(req, res, await (vao ? vao.dentro(atender) : atender()), registro);
     })().catch((erro: unknown) => {
       // Last line of defence: a bug becomes a generic JSON-RPC error, never a stack trace on the wire.
       registro.motivo = erro instanceof Error ? erro.message : String(erro);

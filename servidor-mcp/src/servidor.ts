@@ -39,7 +39,32 @@ export interface Dependencias {
   readonly aoFalhar: (erro: Error, pedido?: Request) => void;
 }
 
-export function criarServidor({ agenda, codec }: Omit<Dependencias, 'aoFalhar'>, aoFalhar: (erro: Error) => void): McpServer {
+/** What a request's instance registers: the tools, the resources (policy and agenda), the prompt. */
+type Parte = 'ferramentas' | 'recursos' | 'prompt';
+const TUDO: readonly Parte[] = ['ferramentas', 'recursos', 'prompt'];
+
+/**
+ * The parts a method needs, by its Mcp-Method header (the SDK has checked
+ * it against the body before it asks for an instance): an instance serves
+ * one request, and building the rest would be work thrown away. A method
+ * not listed (server/discover, ping, subscriptions/listen) gets all.
+ */
+const PARTES_DO_METODO: Readonly<Record<string, readonly Parte[] | undefined>> = {
+  'tools/list': ['ferramentas'],
+  'tools/call': ['ferramentas'],
+  'resources/list': ['recursos'],
+  'resources/templates/list': ['recursos'],
+  'resources/read': ['recursos'],
+  'prompts/list': ['prompt'],
+  'prompts/get': ['prompt'],
+  'completion/complete': ['recursos', 'prompt'],
+};
+
+export function criarServidor(
+  { agenda, codec }: Omit<Dependencias, 'aoFalhar'>,
+  aoFalhar: (erro: Error) => void,
+  partes: readonly Parte[] = TUDO,
+): McpServer {
   const servidor = new McpServer(IDENTIDADE, {
     capabilities: CAPACIDADES,
     requestState: { verify: (estado, ctx) => verificarEstado(codec, estado, ctx) },
@@ -47,18 +72,25 @@ export function criarServidor({ agenda, codec }: Omit<Dependencias, 'aoFalhar'>,
     cacheHints: { 'tools/list': { ttlMs: CACHE_MS } },
   });
   servidor.server.onerror = aoFalhar;
-  registrarFerramentas(servidor, agenda, codec, aoFalhar);
-  registrarPolitica(servidor, agenda, CACHE_MS);
-  registrarAgenda(servidor, agenda, aoFalhar);
-  registrarPrompt(servidor, agenda);
+  if (partes.includes('ferramentas')) registrarFerramentas(servidor, agenda, codec, aoFalhar);
+  if (partes.includes('recursos')) {
+    registrarPolitica(servidor, agenda, CACHE_MS);
+    registrarAgenda(servidor, agenda, aoFalhar);
+  }
+  if (partes.includes('prompt')) registrarPrompt(servidor, agenda);
   return servidor;
 }
 
 export function criarHandler(dependencias: Dependencias): McpHttpHandler {
   // 'reject': a request without the 2026-07-28 envelope is refused, never served as 2025-era.
   // One instance per request: its errors name the request they belong to.
-  return createMcpHandler(({ requestInfo }) => criarServidor(dependencias, (erro) => dependencias.aoFalhar(erro, requestInfo)), {
-    legacy: 'reject',
-    onerror: (erro) => dependencias.aoFalhar(erro),
-  });
+  return createMcpHandler(
+    ({ requestInfo }) =>
+      criarServidor(
+        dependencias,
+        (erro) => dependencias.aoFalhar(erro, requestInfo),
+        PARTES_DO_METODO[requestInfo?.headers.get('mcp-method') ?? ''],
+      ),
+    { legacy: 'reject', onerror: (erro) => dependencias.aoFalhar(erro) },
+  );
 }
