@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --segundos 5 --aquecimento 15 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
+ * `npm run bench [-- --segundos 5 --aquecimento 15 --rodadas 3 --conexoes 10 --agente-antes <bundle> --transacoes 3 --so-transacoes --so-mcp]`: what our processes cost
  * over the platform, measured in one run on one machine. Starts everything
  * on free ports, warms up, then measures each scenario for a fixed time and
  * concurrency with autocannon, prints one table and writes it as JSON.
@@ -40,6 +40,8 @@ const { values } = parseArgs({
     pausadas: { type: 'string', default: '10000' },
     // An agent bundle built from an earlier commit, measured beside this one in the same run (see docs/desempenho.md).
     'agente-antes': { type: 'string' },
+    // Rounds of the scenarios compared with each other (the median of each is what the ratios compare).
+    rodadas: { type: 'string', default: '3' },
     // Rounds of the transaction count (the median is printed); --so-transacoes runs nothing else.
     transacoes: { type: 'string', default: '3' },
     'so-transacoes': { type: 'boolean', default: false },
@@ -50,6 +52,7 @@ const { values } = parseArgs({
 const SEGUNDOS = Number(values.segundos);
 const AQUECIMENTO = Number(values.aquecimento);
 const CONEXOES = Number(values.conexoes);
+const RODADAS = Number(values.rodadas);
 const PAUSADAS = Number(values.pausadas);
 const RAIZ = new URL('../', import.meta.url);
 const DADOS = new URL('dados/', RAIZ);
@@ -83,8 +86,6 @@ const mensagemComParte = (parte: object, taskId?: string) =>
   });
 const mensagemA2A = (texto: string, taskId?: string) => mensagemComParte({ text: texto }, taskId);
 const mensagemA2ADados = (dados: object) => mensagemComParte({ data: dados });
-
-const mediana = (valores: readonly number[]) => [...valores].sort((a, b) => a - b)[Math.floor(valores.length / 2)] ?? NaN;
 
 /** Free slots that never repeat, from 2030 on (the data file and the other scenarios use earlier days). */
 function vagas() {
@@ -121,6 +122,32 @@ async function medir(
 async function aquecerEMedir(cenario: string, url: string, requests: () => autocannon.Request[], conexoes = CONEXOES): Promise<Linha> {
   await medir(`${cenario} (aquecimento)`, url, requests(), AQUECIMENTO, conexoes, true);
   return medir(conexoes === CONEXOES ? cenario : `${cenario} (${conexoes} conexao)`, url, requests(), SEGUNDOS, conexoes);
+}
+
+interface Cenario {
+  readonly nome: string;
+  readonly url: string;
+  readonly requests: () => autocannon.Request[];
+}
+
+/**
+ * Scenarios compared with each other, all up at once, each warmed up, then
+ * measured in alternating rounds: on this kind of machine (two cores, the
+ * load generator on one of them) one moment of the load differs from the
+ * next by up to a third, floors and ours alike. The round with the median
+ * throughput stands for each scenario in the ratios.
+ */
+async function emRodadas<const C extends readonly Cenario[]>(...cenarios: C): Promise<{ [K in keyof C]: Linha }> {
+  for (const { nome, url, requests } of cenarios) await medir(`${nome} (aquecimento)`, url, requests(), AQUECIMENTO, CONEXOES, true);
+  const rodadas = cenarios.map((): Linha[] => []);
+  for (let rodada = 1; rodada <= RODADAS; rodada++) {
+    for (const [i, { nome, url, requests }] of cenarios.entries()) {
+      rodadas[i]?.push(await medir(`${nome}, rodada ${String(rodada)}`, url, requests()));
+    }
+  }
+  return rodadas.map((linhas) => [...linhas].sort((a, b) => a.reqPorSeg - b.reqPorSeg)[Math.floor(linhas.length / 2)]) as {
+    [K in keyof C]: Linha;
+  };
 }
 
 function dadosCom(reservas: number): string {
@@ -270,10 +297,7 @@ async function rssPorPausada(mcpUrl: string, pedido: string) {
 
 const segredo = randomBytes(32).toString('hex');
 
-const pisoDoSdk = async () => {
-  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
-  return { sdk, pisoSdk: await aquecerEMedir('piso do SDK MCP (1 tool)', sdk.url, () => [chamarFerramenta('eco', { texto: 'oi' })]) };
-};
+const ecoDoPiso = () => [chamarFerramenta('eco', { texto: 'oi' })];
 const consultarGaragem = () => [
   chamarFerramenta('consultar_disponibilidade', {
     sala: 'sala-garagem',
@@ -328,7 +352,7 @@ async function subidas(arquivo: string, env: Record<string, string>, vezes = 3) 
   return { ms: [Math.min(...ms), Math.max(...ms)], mib: [Math.min(...mib), Math.max(...mib)] };
 }
 const subir = async (arquivo: string, env: Record<string, string>) => {
-  const processo = await iniciar(arquivo, env);
+  const processo = await iniciar(arquivo, env, { soAtePronto: true });
   processos.push(processo);
   return processo;
 };
@@ -371,45 +395,37 @@ function publicar(razoes: Record<string, number>, extras: object, rodape = ''): 
   process.stderr.write(`resultado em ${saida.pathname}\n`);
 }
 
+/** The SDK floor and our two MCP tools, in rounds: for work on the MCP server alone. */
 async function soMcp(): Promise<void> {
-  const { sdk, pisoSdk } = await pisoDoSdk();
-  await sdk.parar();
+  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
-  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
-  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, reservarLivre());
-  publicar(
-    {
-      'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
-      'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
-    },
-    {},
+  const [pisoSdk, consultar, reservar] = await emRodadas(
+    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso },
+    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem },
+    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: reservarLivre() },
   );
+  publicar(razoesDoMcp(pisoSdk, consultar, reservar), {});
 }
+
+const razoesDoMcp = (pisoSdk: Linha, consultar: Linha, reservar: Linha) => ({
+  [`consultar / piso SDK (vazao, medianas de ${String(RODADAS)} rodadas alternadas, alvo >= 0.95)`]:
+    consultar.reqPorSeg / pisoSdk.reqPorSeg,
+  [`reservar / piso SDK (vazao, medianas de ${String(RODADAS)} rodadas alternadas)`]: reservar.reqPorSeg / pisoSdk.reqPorSeg,
+});
 
 async function completo(): Promise<void> {
   const { contagem, tabela: tabelaDeTransacoes } = await medirTransacoes();
   const bruto = await subir('scripts/bench/piso-bruto.ts', {});
-  const pisoBruto = await aquecerEMedir('piso bruto (node:http)', bruto.url, () => [chamarFerramenta('eco', { texto: 'oi' })]);
-  await bruto.parar();
-
-  const { sdk, pisoSdk } = await pisoDoSdk();
-  // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
-  // also makes one tools/call through the official MCP client, to the SDK floor above.
-  const enviarQualquer = (): autocannon.Request[] => [
-    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: mensagemA2A('oi') }) },
-  ];
-  const a2aPiso = await subir('scripts/bench/piso-a2a.ts', {});
-  const pisoA2A = await aquecerEMedir('a2a-floor (SDK A2A, executor sem trabalho)', `${a2aPiso.url}/a2a`, enviarQualquer);
-  await a2aPiso.parar();
-  const pontePiso = await subir('scripts/bench/piso-a2a.ts', { MCP_URL: sdk.url });
-  const pisoPonte = await aquecerEMedir('bridge-floor (a2a-floor + 1 tools/call pelo cliente MCP)', `${pontePiso.url}/a2a`, enviarQualquer);
-  await pontePiso.parar();
-  await sdk.parar();
-
+  const sdk = await subir('scripts/bench/piso-sdk.ts', {});
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
-  const consultar = await aquecerEMedir('nosso MCP: consultar_disponibilidade', mcp.url, consultarGaragem);
   const emMemoria = reservarLivre();
-  const reservar = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria);
+  const [pisoBruto, pisoSdk, consultar, reservar] = await emRodadas(
+    { nome: 'piso bruto (node:http)', url: bruto.url, requests: ecoDoPiso },
+    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso },
+    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem },
+    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: emMemoria },
+  );
+  await bruto.parar();
   const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
 
   // The same bookings on PostgreSQL (durable settings: fsync and synchronous commit on), same run.
@@ -462,28 +478,32 @@ async function completo(): Promise<void> {
       },
     },
   ];
-  const enviar = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre);
+  // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
+  // also makes one tools/call through the official MCP client, to the SDK floor above.
+  const enviarQualquer = (): autocannon.Request[] => [
+    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: mensagemA2A('oi') }) },
+  ];
+  const a2aPiso = await subir('scripts/bench/piso-a2a.ts', {});
+  const pontePiso = await subir('scripts/bench/piso-a2a.ts', { MCP_URL: sdk.url });
+  const [pisoA2A, pisoPonte, enviar] = await emRodadas(
+    { nome: 'a2a-floor (SDK A2A, executor sem trabalho)', url: `${a2aPiso.url}/a2a`, requests: enviarQualquer },
+    { nome: 'bridge-floor (a2a-floor + 1 tools/call pelo cliente MCP)', url: `${pontePiso.url}/a2a`, requests: enviarQualquer },
+    { nome: 'nosso A2A: SendMessage sala livre (ponte inteira)', url: a2a, requests: enviarLivre },
+  );
+  await a2aPiso.parar();
+  await pontePiso.parar();
+  await sdk.parar();
   const enviarSozinho = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre, 1);
-  // The same request to an agent built from an earlier commit and to this one, both up, in alternating
-  // rounds: on a noisy machine the median of each side is compared, not two moments of the load.
+  // The same request to an agent built from an earlier commit and to this one, both up, in rounds.
   let antes: { antes: number; agora: number } | undefined;
   if (values['agente-antes']) {
     const anterior = await subir(values['agente-antes'], { AGENTE_PORT: '0', MCP_URL: mcp.url });
-    const [deAntes, deAgora]: [number[], number[]] = [[], []];
-    for (let rodada = 1; rodada <= 3; rodada++) {
-      deAntes.push(
-        (
-          await aquecerEMedir(
-            `A2A de antes (--agente-antes), rodada ${String(rodada)}: SendMessage sala livre`,
-            `${anterior.url}/a2a`,
-            enviarLivre,
-          )
-        ).reqPorSeg,
-      );
-      deAgora.push((await aquecerEMedir(`nosso A2A, rodada ${String(rodada)}: SendMessage sala livre`, a2a, enviarLivre)).reqPorSeg);
-    }
+    const [deAntes, deAgora] = await emRodadas(
+      { nome: 'A2A de antes (--agente-antes): SendMessage sala livre', url: `${anterior.url}/a2a`, requests: enviarLivre },
+      { nome: 'nosso A2A: SendMessage sala livre', url: a2a, requests: enviarLivre },
+    );
     await anterior.parar();
-    antes = { antes: mediana(deAntes), agora: mediana(deAgora) };
+    antes = { antes: deAntes.reqPorSeg, agora: deAgora.reqPorSeg };
   }
   // Telemetry on, exporting to a local OTLP endpoint that reads each batch and answers 200 (no decoding on
   // this machine's CPU): both processes traced, as deployed, against an untraced pair started with them,
@@ -494,23 +514,20 @@ async function completo(): Promise<void> {
     return { servidor, agente: await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: servidor.url, ...env }) };
   };
   const [semTelemetria, comTelemetria] = [await par({}), await par({ OTEL_EXPORTER_OTLP_ENDPOINT: coletor.url })];
-  const [semTraces, comTraces]: [number[], number[]] = [[], []];
-  for (let rodada = 1; rodada <= 3; rodada++) {
-    for (const [rotulo, { agente: alvo }, medidas] of [
-      ['sem telemetria', semTelemetria, semTraces],
-      ['com telemetria (OTLP local)', comTelemetria, comTraces],
-    ] as const)
-      medidas.push(
-        (await aquecerEMedir(`nosso A2A ${rotulo}, rodada ${String(rodada)}: SendMessage sala livre`, `${alvo.url}/a2a`, enviarLivre))
-          .reqPorSeg,
-      );
-  }
+  const [semTraces, comTraces] = await emRodadas(
+    { nome: 'nosso A2A sem telemetria: SendMessage sala livre', url: `${semTelemetria.agente.url}/a2a`, requests: enviarLivre },
+    {
+      nome: 'nosso A2A com telemetria (OTLP local): SendMessage sala livre',
+      url: `${comTelemetria.agente.url}/a2a`,
+      requests: enviarLivre,
+    },
+  );
   for (const { agente: alvo, servidor } of [semTelemetria, comTelemetria]) {
     await alvo.parar();
     await servidor.parar();
   }
   coletor.fechar();
-  const telemetria = { sem: mediana(semTraces), com: mediana(comTraces), lotes: coletor.lotes() };
+  const telemetria = { sem: semTraces.reqPorSeg, com: comTraces.reqPorSeg, lotes: coletor.lotes() };
   process.stderr.write(`  coletor local: ${String(telemetria.lotes)} lotes OTLP recebidos\n`);
   // The generic bridge over the same server: AGENTE_MCP_CONFIG names it, and the booking is a tool call in a data part.
   const pastaGenerica = mkdtempSync(join(tmpdir(), 'bench-generico-'));
@@ -592,16 +609,17 @@ async function completo(): Promise<void> {
   const razoes = {
     'piso SDK / piso bruto (vazao)': pisoSdk.reqPorSeg / pisoBruto.reqPorSeg,
     'bridge-floor / a2a-floor (vazao): o custo de uma chamada MCP do cliente oficial': pisoPonte.reqPorSeg / pisoA2A.reqPorSeg,
-    'consultar / piso SDK (vazao)': consultar.reqPorSeg / pisoSdk.reqPorSeg,
-    'reservar / piso SDK (vazao)': reservar.reqPorSeg / pisoSdk.reqPorSeg,
+    ...razoesDoMcp(pisoSdk, consultar, reservar),
     'reservar com PostgreSQL / em memoria (vazao, alvo >= 0.5)': reservarNoBanco.reqPorSeg / reservar.reqPorSeg,
-    'nosso SendMessage / bridge-floor (vazao, alvo >= 1.0, ideal >= 1.5)': enviar.reqPorSeg / pisoPonte.reqPorSeg,
+    [`nosso SendMessage / bridge-floor (vazao, medianas de ${String(RODADAS)} rodadas alternadas, alvo >= 1.2)`]:
+      enviar.reqPorSeg / pisoPonte.reqPorSeg,
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
     'SendMessage pela ponte generica / pelo perfil de salas (vazao)': enviarPeloGenerico.reqPorSeg / enviar.reqPorSeg,
     ...(antes && {
-      'SendMessage agora / antes (--agente-antes, medianas de 3 rodadas alternadas, vazao, alvo >= 0.95)': antes.agora / antes.antes,
+      [`SendMessage agora / antes (--agente-antes, medianas de ${String(RODADAS)} rodadas alternadas, vazao, alvo >= 0.95)`]:
+        antes.agora / antes.antes,
     }),
-    'SendMessage com telemetria / sem (OTLP local, os dois processos com traces e metricas, medianas de 3 rodadas alternadas, vazao)':
+    [`SendMessage com telemetria / sem (OTLP local, os dois processos com traces e metricas, medianas de ${String(RODADAS)} rodadas alternadas, vazao, alvo >= 0.85)`]:
       telemetria.com / telemetria.sem,
     // With one connection, requests go one after another: 1 / throughput is the time each takes.
     'SendMessage / reservar_sala, tempo por request com 1 conexao (alvo <= 1.5)': reservarSozinho.reqPorSeg / enviarSozinho.reqPorSeg,

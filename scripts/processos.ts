@@ -31,12 +31,19 @@ export interface Opcoes {
   readonly argumentos?: readonly string[];
   /** Stops the process when aborted, even before it is ready (its Processo is not handed out yet). */
   readonly sinal?: AbortSignal;
+  /**
+   * Reads its output only until it is ready, then lets the pipe drain
+   * unread: under a bench's load a process writes thousands of log lines a
+   * second, and splitting them here would take CPU from the load generator
+   * in this same process (the floors, which log nothing, would not pay it).
+   */
+  readonly soAtePronto?: boolean;
 }
 
 export async function iniciar(
   arquivo: string,
   env: Record<string, string>,
-  { prefixo, ms = 20_000, argumentos = [], sinal }: Opcoes = {},
+  { prefixo, ms = 20_000, argumentos = [], sinal, soAtePronto = false }: Opcoes = {},
 ): Promise<Processo> {
   // The processes run as users run them: the compiled bundles. Fixtures written in TypeScript go through tsx.
   if (arquivo === ARQUIVO_DO_MCP || arquivo === ARQUIVO_DO_AGENTE) await construirSePreciso();
@@ -94,6 +101,9 @@ export async function iniciar(
     // A process that never said it was ready is not left behind, whoever gave up waiting.
     if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');
     throw erro;
+  }
+  if (soAtePronto) {
+    for (const fluxo of [filho.stderr, filho.stdout]) fluxo.off('data', receber).resume();
   }
   const [, url = ''] = PRONTO.exec(pronta) ?? [];
   return {
