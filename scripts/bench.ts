@@ -124,6 +124,8 @@ async function aquecerEMedir(cenario: string, url: string, requests: () => autoc
   return medir(conexoes === CONEXOES ? cenario : `${cenario} (${conexoes} conexao)`, url, requests(), SEGUNDOS, conexoes);
 }
 
+const REAQUECIMENTO_S = 3;
+
 interface Cenario {
   readonly nome: string;
   readonly url: string;
@@ -134,14 +136,19 @@ interface Cenario {
  * Scenarios compared with each other, all up at once, each warmed up, then
  * measured in alternating rounds: on this kind of machine (two cores, the
  * load generator on one of them) one moment of the load differs from the
- * next by up to a third, floors and ours alike. The round with the median
- * throughput stands for each scenario in the ratios.
+ * next by up to a third, floors and ours alike. Each measurement follows
+ * REAQUECIMENTO_S of the same load: a process idle while the others ran
+ * has had its heap shrunk by V8, and its first seconds back collect more
+ * often (the first scenario, idle longest, came out a third slower in its
+ * first round). The round with the median throughput stands for each
+ * scenario in the ratios.
  */
 async function emRodadas<const C extends readonly Cenario[]>(...cenarios: C): Promise<{ [K in keyof C]: Linha }> {
   for (const { nome, url, requests } of cenarios) await medir(`${nome} (aquecimento)`, url, requests(), AQUECIMENTO, CONEXOES, true);
   const rodadas = cenarios.map((): Linha[] => []);
   for (let rodada = 1; rodada <= RODADAS; rodada++) {
     for (const [i, { nome, url, requests }] of cenarios.entries()) {
+      await medir(`${nome} (reaquecimento)`, url, requests(), REAQUECIMENTO_S, CONEXOES, true);
       rodadas[i]?.push(await medir(`${nome}, rodada ${String(rodada)}`, url, requests()));
     }
   }
