@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,6 +65,9 @@ interface Linha {
   p50: number;
   p99: number;
   erros: number;
+  pedidos: number;
+  /** In the rounds, each process's CPU (user + system) per request, in microseconds, by the process's role. */
+  cpu?: Record<string, number>;
 }
 const linhas: Linha[] = [];
 /** What one autocannon connection carries from a response to its next request. */
@@ -110,6 +113,7 @@ async function medir(
     p50: resultado.latency.p50,
     p99: resultado.latency.p99,
     erros,
+    pedidos: resultado.requests.total,
   };
   if (!aquecimento) linhas.push(linha);
   process.stderr.write(
@@ -130,6 +134,22 @@ interface Cenario {
   readonly nome: string;
   readonly url: string;
   readonly requests: () => autocannon.Request[];
+  /** The processes a request goes through, by role: their CPU per request is measured beside the throughput. */
+  readonly processos: Readonly<Record<string, Processo>>;
+}
+
+/**
+ * A process's CPU time so far (user + system), in microseconds, from
+ * /proc/<pid>/stat: the 14th and 15th fields, in clock ticks of 1/100 s
+ * (Linux's USER_HZ). Less noisy than throughput on a shared machine: it
+ * counts what the process did, not what the machine let it do.
+ */
+function cpuUs(processo: Processo): number {
+  const campos =
+    readFileSync(`/proc/${String(processo.filho.pid)}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ') ?? [];
+  return (Number(campos[11]) + Number(campos[12])) * 10_000;
 }
 
 /**
@@ -147,9 +167,13 @@ async function emRodadas<const C extends readonly Cenario[]>(...cenarios: C): Pr
   for (const { nome, url, requests } of cenarios) await medir(`${nome} (aquecimento)`, url, requests(), AQUECIMENTO, CONEXOES, true);
   const rodadas = cenarios.map((): Linha[] => []);
   for (let rodada = 1; rodada <= RODADAS; rodada++) {
-    for (const [i, { nome, url, requests }] of cenarios.entries()) {
+    for (const [i, { nome, url, requests, processos }] of cenarios.entries()) {
       await medir(`${nome} (reaquecimento)`, url, requests(), REAQUECIMENTO_S, CONEXOES, true);
-      rodadas[i]?.push(await medir(`${nome}, rodada ${String(rodada)}`, url, requests()));
+      const papeis = Object.entries(processos);
+      const antes = papeis.map(([, processo]) => cpuUs(processo));
+      const linha = await medir(`${nome}, rodada ${String(rodada)}`, url, requests());
+      linha.cpu = Object.fromEntries(papeis.map(([papel, processo], j) => [papel, (cpuUs(processo) - (antes[j] ?? 0)) / linha.pedidos]));
+      rodadas[i]?.push(linha);
     }
   }
   return rodadas.map((linhas) => [...linhas].sort((a, b) => a.reqPorSeg - b.reqPorSeg)[Math.floor(linhas.length / 2)]) as {
@@ -380,12 +404,23 @@ async function medirTransacoes() {
   return { contagem, tabela };
 }
 
+const cpuPorPapel = ({ cpu }: Linha) =>
+  cpu
+    ? Object.entries(cpu)
+        .map(([papel, us]) => `${papel} ${us.toFixed(0)}`)
+        .join(' + ')
+    : '-';
+/** CPU per request of all the processes a scenario's request went through. */
+const cpuTotal = ({ cpu = {} }: Linha) => Object.values(cpu).reduce((soma, us) => soma + us, 0);
+
 /** The table on stdout, the rows and ratios as JSON in bench/resultados/. */
 function publicar(razoes: Record<string, number>, extras: object, rodape = ''): void {
   const tabela = [
-    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...linhas.map((l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} |`),
+    '| cenario | req/s | media (ms) | p50 (ms) | p99 (ms) | erros | CPU por request (µs) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...linhas.map(
+      (l) => `| ${l.cenario} | ${l.reqPorSeg.toFixed(0)} | ${l.media.toFixed(2)} | ${l.p50} | ${l.p99} | ${l.erros} | ${cpuPorPapel(l)} |`,
+    ),
     '',
     '| razao | valor |',
     '| --- | ---: |',
@@ -407,9 +442,9 @@ async function soMcp(): Promise<void> {
   const sdk = await subir('scripts/bench/piso-sdk.ts', {});
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
   const [pisoSdk, consultar, reservar] = await emRodadas(
-    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso },
-    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem },
-    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: reservarLivre() },
+    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso, processos: { servidor: sdk } },
+    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem, processos: { servidor: mcp } },
+    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: reservarLivre(), processos: { servidor: mcp } },
   );
   publicar(razoesDoMcp(pisoSdk, consultar, reservar), {});
 }
@@ -417,7 +452,9 @@ async function soMcp(): Promise<void> {
 const razoesDoMcp = (pisoSdk: Linha, consultar: Linha, reservar: Linha) => ({
   [`consultar / piso SDK (vazao, medianas de ${String(RODADAS)} rodadas alternadas, alvo >= 0.95)`]:
     consultar.reqPorSeg / pisoSdk.reqPorSeg,
+  'consultar / piso SDK (CPU do servidor por request, piso / nosso, na rodada mediana de cada um)': cpuTotal(pisoSdk) / cpuTotal(consultar),
   [`reservar / piso SDK (vazao, medianas de ${String(RODADAS)} rodadas alternadas)`]: reservar.reqPorSeg / pisoSdk.reqPorSeg,
+  'reservar / piso SDK (CPU do servidor por request, piso / nosso, na rodada mediana de cada um)': cpuTotal(pisoSdk) / cpuTotal(reservar),
 });
 
 async function completo(): Promise<void> {
@@ -427,10 +464,10 @@ async function completo(): Promise<void> {
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
   const emMemoria = reservarLivre();
   const [pisoBruto, pisoSdk, consultar, reservar] = await emRodadas(
-    { nome: 'piso bruto (node:http)', url: bruto.url, requests: ecoDoPiso },
-    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso },
-    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem },
-    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: emMemoria },
+    { nome: 'piso bruto (node:http)', url: bruto.url, requests: ecoDoPiso, processos: { servidor: bruto } },
+    { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso, processos: { servidor: sdk } },
+    { nome: 'nosso MCP: consultar_disponibilidade', url: mcp.url, requests: consultarGaragem, processos: { servidor: mcp } },
+    { nome: 'nosso MCP: reservar_sala livre', url: mcp.url, requests: emMemoria, processos: { servidor: mcp } },
   );
   await bruto.parar();
   const reservarSozinho = await aquecerEMedir('nosso MCP: reservar_sala livre', mcp.url, emMemoria, 1);
@@ -493,9 +530,24 @@ async function completo(): Promise<void> {
   const a2aPiso = await subir('scripts/bench/piso-a2a.ts', {});
   const pontePiso = await subir('scripts/bench/piso-a2a.ts', { MCP_URL: sdk.url });
   const [pisoA2A, pisoPonte, enviar] = await emRodadas(
-    { nome: 'a2a-floor (SDK A2A, executor sem trabalho)', url: `${a2aPiso.url}/a2a`, requests: enviarQualquer },
-    { nome: 'bridge-floor (a2a-floor + 1 tools/call pelo cliente MCP)', url: `${pontePiso.url}/a2a`, requests: enviarQualquer },
-    { nome: 'nosso A2A: SendMessage sala livre (ponte inteira)', url: a2a, requests: enviarLivre },
+    {
+      nome: 'a2a-floor (SDK A2A, executor sem trabalho)',
+      url: `${a2aPiso.url}/a2a`,
+      requests: enviarQualquer,
+      processos: { agente: a2aPiso },
+    },
+    {
+      nome: 'bridge-floor (a2a-floor + 1 tools/call pelo cliente MCP)',
+      url: `${pontePiso.url}/a2a`,
+      requests: enviarQualquer,
+      processos: { agente: pontePiso, 'servidor MCP': sdk },
+    },
+    {
+      nome: 'nosso A2A: SendMessage sala livre (ponte inteira)',
+      url: a2a,
+      requests: enviarLivre,
+      processos: { agente, 'servidor MCP': mcp },
+    },
   );
   await a2aPiso.parar();
   await pontePiso.parar();
@@ -506,8 +558,13 @@ async function completo(): Promise<void> {
   if (values['agente-antes']) {
     const anterior = await subir(values['agente-antes'], { AGENTE_PORT: '0', MCP_URL: mcp.url });
     const [deAntes, deAgora] = await emRodadas(
-      { nome: 'A2A de antes (--agente-antes): SendMessage sala livre', url: `${anterior.url}/a2a`, requests: enviarLivre },
-      { nome: 'nosso A2A: SendMessage sala livre', url: a2a, requests: enviarLivre },
+      {
+        nome: 'A2A de antes (--agente-antes): SendMessage sala livre',
+        url: `${anterior.url}/a2a`,
+        requests: enviarLivre,
+        processos: { agente: anterior, 'servidor MCP': mcp },
+      },
+      { nome: 'nosso A2A: SendMessage sala livre', url: a2a, requests: enviarLivre, processos: { agente, 'servidor MCP': mcp } },
     );
     await anterior.parar();
     antes = { antes: deAntes.reqPorSeg, agora: deAgora.reqPorSeg };
@@ -522,11 +579,17 @@ async function completo(): Promise<void> {
   };
   const [semTelemetria, comTelemetria] = [await par({}), await par({ OTEL_EXPORTER_OTLP_ENDPOINT: coletor.url })];
   const [semTraces, comTraces] = await emRodadas(
-    { nome: 'nosso A2A sem telemetria: SendMessage sala livre', url: `${semTelemetria.agente.url}/a2a`, requests: enviarLivre },
+    {
+      nome: 'nosso A2A sem telemetria: SendMessage sala livre',
+      url: `${semTelemetria.agente.url}/a2a`,
+      requests: enviarLivre,
+      processos: { agente: semTelemetria.agente, 'servidor MCP': semTelemetria.servidor },
+    },
     {
       nome: 'nosso A2A com telemetria (OTLP local): SendMessage sala livre',
       url: `${comTelemetria.agente.url}/a2a`,
       requests: enviarLivre,
+      processos: { agente: comTelemetria.agente, 'servidor MCP': comTelemetria.servidor },
     },
   );
   for (const { agente: alvo, servidor } of [semTelemetria, comTelemetria]) {
@@ -620,6 +683,8 @@ async function completo(): Promise<void> {
     'reservar com PostgreSQL / em memoria (vazao, alvo >= 0.5)': reservarNoBanco.reqPorSeg / reservar.reqPorSeg,
     [`nosso SendMessage / bridge-floor (vazao, medianas de ${String(RODADAS)} rodadas alternadas, alvo >= 1.2)`]:
       enviar.reqPorSeg / pisoPonte.reqPorSeg,
+    'SendMessage / bridge-floor (CPU por request, agente + servidor MCP, piso / nosso, na rodada mediana de cada um)':
+      cpuTotal(pisoPonte) / cpuTotal(enviar),
     'SendMessage p50 / reservar_sala p50, sob carga (alvo <= 1.5)': enviar.p50 / Math.max(reservar.p50, 1),
     'SendMessage pela ponte generica / pelo perfil de salas (vazao)': enviarPeloGenerico.reqPorSeg / enviar.reqPorSeg,
     ...(antes && {

@@ -1,6 +1,7 @@
 /**
- * SDK floor: the same SDK, adapter and settings as servidor-mcp (per-request
- * factory, legacy: 'reject', toNodeHandler), with one trivial tool.
+ * SDK floor: the same SDK and settings as servidor-mcp (per-request factory,
+ * legacy: 'reject'), served as the SDK's docs serve it (toNodeHandler, which
+ * servidor-mcp uses only for streams), with one trivial tool.
  */
 import { createServer } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
