@@ -462,7 +462,10 @@ async function completo(): Promise<void> {
   const bruto = await subir('scripts/bench/piso-bruto.ts', {});
   const sdk = await subir('scripts/bench/piso-sdk.ts', {});
   const mcp = await subir(ARQUIVO_DO_MCP, { MCP_PORT: '0', REQUEST_STATE_SECRET: segredo });
-  const emMemoria = reservarLivre();
+  // One walk of free slots for every booking on this server, the MCP rounds' and the agent's after them:
+  // a second walk would find the first one's slots taken (the rounds book ~100 000 of them) and measure pauses.
+  const livres = vagas();
+  const emMemoria = reservarLivre(livres);
   const [pisoBruto, pisoSdk, consultar, reservar] = await emRodadas(
     { nome: 'piso bruto (node:http)', url: bruto.url, requests: ecoDoPiso, processos: { servidor: bruto } },
     { nome: 'piso do SDK MCP (1 tool)', url: sdk.url, requests: ecoDoPiso, processos: { servidor: sdk } },
@@ -510,17 +513,12 @@ async function completo(): Promise<void> {
 
   const agente = await subir(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url, AGENTE_MAX_PAUSED: String(PAUSADAS * 2) });
   const a2a = `${agente.url}/a2a`;
-  const vagaA2A = vagas();
-  for (let i = 0; i < 2000; i++) vagaA2A(); // other days than the MCP scenario above
+  const pedidoLivre = () => {
+    const v = livres();
+    return mensagemA2A(`reservar sala=${v.sala} inicio=${v.inicio} fim=${v.fim} responsavel=${v.responsavel}`);
+  };
   const enviarLivre = (): autocannon.Request[] => [
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      setupRequest: (req) => {
-        const v = vagaA2A();
-        return { ...req, body: mensagemA2A(`reservar sala=${v.sala} inicio=${v.inicio} fim=${v.fim} responsavel=${v.responsavel}`) };
-      },
-    },
+    { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: pedidoLivre() }) },
   ];
   // The A2A floors: the SDK with an executor that only publishes a booking's events; the bridge floor
   // also makes one tools/call through the official MCP client, to the SDK floor above.
@@ -552,6 +550,14 @@ async function completo(): Promise<void> {
   await a2aPiso.parar();
   await pontePiso.parar();
   await sdk.parar();
+  // The scenario books free slots, or it measures pauses: the slot after the rounds must still be free.
+  const sonda = tarefaDo(
+    CorpoA2A.parse(
+      await (await fetch(a2a, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pedidoLivre() })).json(),
+    ),
+  );
+  if (sonda.status.state !== 'TASK_STATE_COMPLETED')
+    throw new Error(`SendMessage sala livre nao reservou: ${JSON.stringify(sonda.status)}`);
   const enviarSozinho = await aquecerEMedir('nosso A2A: SendMessage sala livre (ponte inteira)', a2a, enviarLivre, 1);
   // The same request to an agent built from an earlier commit and to this one, both up, in rounds.
   let antes: { antes: number; agora: number } | undefined;
@@ -608,7 +614,7 @@ async function completo(): Promise<void> {
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: idDaSkill('salas', FERRAMENTAS.reservar), arguments: vagaA2A() }) }),
+      setupRequest: (req) => ({ ...req, body: mensagemA2ADados({ name: idDaSkill('salas', FERRAMENTAS.reservar), arguments: livres() }) }),
     },
   ];
   const enviarPeloGenerico = await aquecerEMedir(
