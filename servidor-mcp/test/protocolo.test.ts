@@ -10,6 +10,7 @@ import { Disponibilidade, META_IDEMPOTENCIA, ResultadoDaReserva } from 'comparti
 import * as z from 'zod';
 import { chamar, chamarFerramenta, estruturado, pergunta, textoDe, type Chamada, type Resposta } from '../../test/apoio/mcp.js';
 import { iniciarServidorMcp, linhasAte, segredoDeTeste, type Processo } from '../../test/apoio/processos.js';
+import { pedidoMcp } from '../../scripts/mcp-cru.js';
 
 const politica = readFileSync(new URL('../../dados/politica-de-uso.md', import.meta.url), 'utf8');
 const dia = (n: number) => `2027-01-${String(n).padStart(2, '0')}`;
@@ -467,6 +468,32 @@ describe('servidor-mcp over HTTP', () => {
       assert.match(retomada, /metodo=tools\/call id="pedido-2" nome=reservar_sala traceparent=- http=200 resultado=complete \d+\.\dms$/);
       assert.doesNotMatch(linhas.join('\n'), new RegExp(pergunta(pausa).requestState.slice(3, 40)));
       assert.doesNotMatch(linhas.join('\n'), new RegExp(segredo));
+    });
+
+    it('serves subscriptions/listen as a stream, and releases each subscription its client abandons', async () => {
+      /** Opens a subscription, reads its acknowledgement, and goes away. */
+      const escutarEAbandonar = async (id: string) => {
+        const { headers, body } = pedidoMcp({ metodo: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } }, id);
+        const abandono = new AbortController();
+        const resposta = await fetch(mcp.url, { method: 'POST', headers, body, signal: abandono.signal });
+        assert.equal(resposta.status, 200);
+        assert.match(resposta.headers.get('content-type') ?? '', /^text\/event-stream/);
+        const leitor = resposta.body?.getReader();
+        assert.ok(leitor);
+        assert.match(new TextDecoder().decode((await leitor.read()).value), /notifications\/subscriptions\/acknowledged/, id);
+        abandono.abort();
+        await leitor.closed.catch(() => undefined);
+      };
+      // The SDK refuses a subscription past 1 024 open ones: had the client's leaving not reached it, the last ones would be refused.
+      const LIMITE_DO_SDK = 1024;
+      let proxima = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (proxima <= LIMITE_DO_SDK) await escutarEAbandonar(`escuta-${String(proxima++)}`);
+        }),
+      );
+      const linha = await mcp.esperarLinha(new RegExp(`metodo=subscriptions/listen id="escuta-${String(LIMITE_DO_SDK)}"`));
+      assert.match(linha, /http=200/);
     });
   });
 
