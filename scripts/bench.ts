@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +27,7 @@ import { WebSocket, type MessageEvent } from 'undici';
 import { chaveEEstado, pedidoMcp } from './mcp-cru.js';
 import { iniciarPostgres } from './postgres.js';
 import { contarTransacoes, detalhar, medidaMediana, TIPOS, type Tipo } from './transacoes.js';
-import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, memoriaMiB, type Processo } from './processos.js';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, cpuMicrossegundos, iniciar, memoriaMiB, type Processo } from './processos.js';
 
 const { values } = parseArgs({
   options: {
@@ -139,20 +139,6 @@ interface Cenario {
 }
 
 /**
- * A process's CPU time so far (user + system), in microseconds, from
- * /proc/<pid>/stat: the 14th and 15th fields, in clock ticks of 1/100 s
- * (Linux's USER_HZ). Less noisy than throughput on a shared machine: it
- * counts what the process did, not what the machine let it do.
- */
-function cpuUs(processo: Processo): number {
-  const campos =
-    readFileSync(`/proc/${String(processo.filho.pid)}/stat`, 'utf8')
-      .split(') ')[1]
-      ?.split(' ') ?? [];
-  return (Number(campos[11]) + Number(campos[12])) * 10_000;
-}
-
-/**
  * Scenarios compared with each other, all up at once, each warmed up, then
  * measured in alternating rounds: on this kind of machine (two cores, the
  * load generator on one of them) one moment of the load differs from the
@@ -170,9 +156,11 @@ async function emRodadas<const C extends readonly Cenario[]>(...cenarios: C): Pr
     for (const [i, { nome, url, requests, processos }] of cenarios.entries()) {
       await medir(`${nome} (reaquecimento)`, url, requests(), REAQUECIMENTO_S, CONEXOES, true);
       const papeis = Object.entries(processos);
-      const antes = papeis.map(([, processo]) => cpuUs(processo));
+      const antes = papeis.map(([, processo]) => cpuMicrossegundos(processo.filho));
       const linha = await medir(`${nome}, rodada ${String(rodada)}`, url, requests());
-      linha.cpu = Object.fromEntries(papeis.map(([papel, processo], j) => [papel, (cpuUs(processo) - (antes[j] ?? 0)) / linha.pedidos]));
+      linha.cpu = Object.fromEntries(
+        papeis.map(([papel, processo], j) => [papel, (cpuMicrossegundos(processo.filho) - (antes[j] ?? 0)) / linha.pedidos]),
+      );
       rodadas[i]?.push(linha);
     }
   }

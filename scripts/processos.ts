@@ -125,5 +125,21 @@ export function memoriaMiB(processo: ChildProcess): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(processo.pid)}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
+/**
+ * A process's CPU time so far (user + system), from /proc (Linux), in
+ * microseconds: the 14th and 15th fields of /proc/<pid>/stat, in clock
+ * ticks of 1/100 s (Linux's USER_HZ). It counts what the process did, not
+ * what a shared machine let it do.
+ */
+export function cpuMicrossegundos(processo: ChildProcess): number {
+  if (processo.pid === undefined) throw new Error('processo sem pid');
+  // After the command's name, which ends with ") " and may itself hold spaces.
+  const campos =
+    readFileSync(`/proc/${String(processo.pid)}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ') ?? [];
+  return (Number(campos[11]) + Number(campos[12])) * 10_000;
+}
+
 export const ARQUIVO_DO_MCP = PROCESSOS.mcp.saida;
 export const ARQUIVO_DO_AGENTE = PROCESSOS.agente.saida;
