@@ -1,47 +1,17 @@
 /**
- * The web console in a real browser: Debian's Chromium driven by
- * playwright-core against the real agent and MCP server. A missing browser
- * fails here (`.ci/run` installs it); nothing is skipped. Each flow leaves a
+ * The web console in a real browser (test/apoio/navegador.ts) against the
+ * real agent and MCP server: the room profile's view. Each flow leaves a
  * screenshot of its end in test/capturas/ (not committed).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { enviar, tarefa } from './apoio/a2a.js';
 import { chamarFerramenta, textoDe } from './apoio/mcp.js';
+import { abrirNavegador, capturar } from './apoio/navegador.js';
 import { iniciarReceptor } from './apoio/otlp.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
-
-const CAPTURAS = new URL('capturas/', import.meta.url);
-const CHROMIUM = '/usr/bin/chromium';
-
-async function abrirNavegador(): Promise<{ contexto: BrowserContext; fechar: () => Promise<void> }> {
-  const perfil = mkdtempSync(join(tmpdir(), 'ponte-chromium-'));
-  const contexto = await chromium.launchPersistentContext(perfil, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--no-first-run',
-      '--disable-sync',
-      '--disable-component-update',
-    ],
-  });
-  return {
-    contexto,
-    fechar: async () => {
-      await contexto.close();
-      rmSync(perfil, { recursive: true, force: true });
-    },
-  };
-}
 
 interface Reserva {
   readonly sala: string;
@@ -61,11 +31,6 @@ async function reservar(pagina: Page, { sala, inicio, fim, responsavel }: Reserv
 
 const resultado = (pagina: Page) => pagina.getByRole('region', { name: 'Resultado' });
 const estados = async (pagina: Page) => (await pagina.locator('#estados li').allInnerTexts()).map((linha) => linha.split(' ').at(-1));
-
-async function capturar(pagina: Page, nome: string): Promise<void> {
-  mkdirSync(CAPTURAS, { recursive: true });
-  await pagina.screenshot({ path: new URL(`${nome}.png`, CAPTURAS).pathname, fullPage: true });
-}
 
 describe('the console, in Chromium', () => {
   let mcp: Processo;
@@ -122,7 +87,7 @@ describe('the console, in Chromium', () => {
       .waitFor();
     assert.equal(await pagina.locator('#task-id').innerText(), taskId, 'the answer went to the same Task');
     assert.deepEqual((await estados(pagina)).slice(-3), ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-    await capturar(pagina, 'conflito-alternativa');
+    await capturar(pagina, 'console', true);
 
     // The Fio panel: the pause's tools/call and its retry, each with its own JSON-RPC id, one trace; no requestState anywhere.
     const fio = pagina.getByRole('list', { name: 'Fio' });

@@ -71,7 +71,7 @@ async function montarApp(
     config.mcpUrl,
     log,
     config.tokenDoMcp,
-    fio && ((pedido, http, resposta, ms, traceId) => fio.anotar(pedido, http, resposta, ms, traceId)),
+    fio && ((pedido, http, resposta, ms, traceId) => fio.anotar({ pedido, http, resposta, ms, traceId })),
     config.prazoDoMcpMs,
   );
   // A claim outlives the longest step it covers: up to three MCP requests (tools/list, the policy, the call).
@@ -235,7 +235,7 @@ executarProcesso('agente', async () => {
   // A configured server that cannot be reached stops the agent here, with one line naming it.
   const catalogo =
     config.arquivoMcp &&
-    (await Catalogo.montar(fontesDe(config.arquivoMcp.servidores, log, config.prazoDoMcpMs), log, traceparentFilho(novoTrace())));
+    (await Catalogo.montar(fontesDe(config.arquivoMcp.servidores, log, config.prazoDoMcpMs, fio), log, traceparentFilho(novoTrace())));
   const { app, mcp, push } = await montarApp(config, urlPublica, { armazenamento, origem, fio, catalogo, portaria, grpc });
   entrada.abrir(app);
   const publica = urlPublica === local ? '' : `, URL publica ${urlPublica.href}`;

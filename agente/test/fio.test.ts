@@ -14,10 +14,15 @@ const pausa = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { resultType: 'inp
 
 it('keeps what a step of a Task asked MCP, sealed when read; nothing outside a step', async () => {
   const fio = new FioMcp();
-  fio.anotar(pedido(0), 200, '{}', 1);
+  fio.anotar({ pedido: pedido(0), http: 200, resposta: '{}', ms: 1 });
   await fio.naTask('t1', () => {
-    fio.anotar(pedido(1), 200, pausa, 1);
-    fio.anotar(pedido(2, { requestState: 'v1.c2VsYWRv.bWFj' }), 200, '{"jsonrpc":"2.0","id":2,"result":{}}', 1);
+    fio.anotar({ pedido: pedido(1), http: 200, resposta: pausa, ms: 1 });
+    fio.anotar({
+      pedido: pedido(2, { requestState: 'v1.c2VsYWRv.bWFj' }),
+      http: 200,
+      resposta: '{"jsonrpc":"2.0","id":2,"result":{}}',
+      ms: 1,
+    });
     return Promise.resolve();
   });
   const trocas = fio.trocas('t1');
@@ -41,7 +46,7 @@ it('past LIMITE_DE_CARACTERES the least recently used Tasks go first, never the 
   const grande = 'x'.repeat(LIMITE_DE_CARACTERES / 4);
   for (const taskId of ['a', 'b', 'c', 'd', 'e'])
     await fio.naTask(taskId, () => {
-      fio.anotar(pedido(1), 200, grande, 1);
+      fio.anotar({ pedido: pedido(1), http: 200, resposta: grande, ms: 1 });
       return Promise.resolve();
     });
   assert.deepEqual(
@@ -51,7 +56,7 @@ it('past LIMITE_DE_CARACTERES the least recently used Tasks go first, never the 
   assert.match(fio.trocas('e')[0]?.resposta ?? '', /… \(cortado\)$/, 'a body is cut for the panel');
 
   await fio.naTask('longa', () => {
-    for (let id = 1; id <= TROCAS_POR_TASK + 2; id++) fio.anotar(pedido(id), 200, '{}', 1);
+    for (let id = 1; id <= TROCAS_POR_TASK + 2; id++) fio.anotar({ pedido: pedido(id), http: 200, resposta: '{}', ms: 1 });
     return Promise.resolve();
   });
   const ids = fio.trocas('longa').map((troca) => troca.id);
@@ -63,8 +68,8 @@ it('keeps each exchange’s duration and, with telemetry on, its trace id; the t
   const fio = new FioMcp();
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   await fio.naTask('t1', () => {
-    fio.anotar(pedido(1), 200, '{}', 37.7, traceId);
-    fio.anotar(pedido(2), 200, '{}', 2.5);
+    fio.anotar({ pedido: pedido(1), http: 200, resposta: '{}', ms: 37.7, traceId });
+    fio.anotar({ pedido: pedido(2), http: 200, resposta: '{}', ms: 2.5 });
     return Promise.resolve();
   });
   assert.deepEqual(
@@ -81,12 +86,12 @@ it('keeps each exchange’s duration and, with telemetry on, its trace id; the t
   const cheio = new FioMcp();
   for (const taskId of ['a', 'b'])
     await cheio.naTask(taskId, () => {
-      cheio.anotar(pedido(1), 200, corpo, 1);
+      cheio.anotar({ pedido: pedido(1), http: 200, resposta: corpo, ms: 1 });
       return Promise.resolve();
     });
   assert.equal(cheio.trocas('a').length, 1, 'bodies alone stay within the limit');
   await cheio.naTask('b', () => {
-    cheio.anotar('{}', 200, '{}', 1, traceId);
+    cheio.anotar({ pedido: '{}', http: 200, resposta: '{}', ms: 1, traceId });
     return Promise.resolve();
   });
   assert.deepEqual([cheio.trocas('a').length, cheio.trocas('b').length], [0, 2]);

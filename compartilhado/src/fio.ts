@@ -21,6 +21,10 @@ export interface Troca {
   readonly ms: number;
   /** With telemetry on, the trace the exchange ran in (32 hex): what to look up where the spans are exported. */
   readonly traceId?: string;
+  /** The MCP server's name, for an agent with several (AGENTE_MCP_CONFIG); absent, the room agent's one. */
+  readonly servidor?: string;
+  /** `recebida`: a request the MCP server made to the agent (elicitation/create on a session); absent, the agent's own. */
+  readonly sentido?: 'recebida';
   readonly pedido: string;
   readonly resposta: string;
 }

@@ -7,13 +7,16 @@
  * person's token goes as `Authorization: Bearer` on every request; it is
  * kept in this page's memory only.
  */
+import type { AgentCard } from '@a2a-js/sdk';
 import { Client, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { cabecalhoDaTroca, type Troca } from 'compartilhado/fio';
 import { lerJson } from 'compartilhado/json';
+import type { TrocaDaPagina } from './fio.js';
 
-export type AoTrocar = (troca: Troca) => void;
+export type AoTrocar = (troca: TrocaDaPagina) => void;
 
 export interface Conexao {
+  readonly card: AgentCard;
   readonly cliente: Client;
   readonly streaming: boolean;
   /** The card asks for a Bearer token (the agent runs with AGENTE_TOKENS). */
@@ -54,7 +57,8 @@ export async function conectar(aoTrocar: AoTrocar): Promise<Conexao> {
     const registrar = (texto: string) => {
       if (!pedido) return;
       const ms = performance.now() - comeco;
-      aoTrocar({ protocolo: 'A2A', ...cabecalhoDaTroca(lerJson(pedido)), ms, ...(traceId ? { traceId } : {}), pedido, resposta: texto });
+      const cabecalho = cabecalhoDaTroca(lerJson(pedido));
+      aoTrocar({ protocolo: 'A2A', ...cabecalho, ms, inicio: comeco, ...(traceId ? { traceId } : {}), pedido, resposta: texto });
     };
     if (!resposta.body || !resposta.headers.get('content-type')?.includes('text/event-stream')) {
       registrar(await resposta.clone().text());
@@ -76,6 +80,7 @@ export async function conectar(aoTrocar: AoTrocar): Promise<Conexao> {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
   const transporte = await new JsonRpcTransportFactory({ fetchImpl }).create(new URL('/a2a', location.origin).href, card);
   return {
+    card,
     cliente: new Client(transporte, card),
     streaming: card.capabilities?.streaming === true,
     exigeToken: quantos(card.securityRequirements) > 0,

@@ -1,11 +1,18 @@
 /**
- * The Fio panel: every A2A request the page made and its answer, and under
- * each the MCP requests the agent made for the Task meanwhile, in order,
- * with their JSON-RPC ids and traceparents, how long each took and, with
- * the agent's telemetry on, the trace id to look up. Sealed states are
- * never shown.
+ * The Fio panel as a sequence diagram: a lane for the page, the agent and
+ * each MCP server; each exchange one arrow for its request and one for its
+ * answer, in order, the MCP requests the agent made for a step drawn
+ * between that step's request and its answer, a pause drawn as a gap.
+ * Each arrow names the JSON-RPC method and id, its answer the duration
+ * (and, with the agent's telemetry on, the trace id to look up); clicking
+ * an arrow opens its JSON, with every requestState sealed. Drawn with
+ * HTML and CSS: each exchange is a list item, so the panel reads as a list
+ * too, each with a one-line title.
  */
 import { selarTexto, type Troca } from 'compartilhado/fio';
+
+/** An exchange as the page saw it: an A2A one also carries when it started, on the page's clock. */
+export type TrocaDaPagina = Troca & { readonly inicio?: number };
 
 /** A body as the panel shows it: JSON indented with its states sealed; a stream, one event per block. */
 export function corpoParaOFio(texto: string): string {
@@ -16,36 +23,156 @@ export function corpoParaOFio(texto: string): string {
   return (eventos.length > 0 ? eventos : [texto]).map((json) => selarTexto(json, 2)).join('\n\n');
 }
 
-function bloco(titulo: string, texto: string): HTMLElement {
-  const detalhes = document.createElement('details');
-  const resumo = document.createElement('summary');
-  resumo.textContent = titulo;
-  const pre = document.createElement('pre');
-  pre.textContent = corpoParaOFio(texto);
-  detalhes.append(resumo, pre);
-  return detalhes;
+/** The one-line title of an exchange, as the panel's list reads it. */
+function titulo(troca: Troca): string {
+  const detalhes = [
+    `id=${troca.id}`,
+    ...(troca.traceparent ? [`traceparent=${troca.traceparent}`] : []),
+    ...(troca.http ? [`http=${String(troca.http)}`] : []),
+    `${troca.ms.toFixed(1)} ms`,
+    ...(troca.traceId ? [`trace_id=${troca.traceId}`] : []),
+  ];
+  return `${troca.protocolo} ${troca.metodo} ${detalhes.join(' ')}`;
+}
+
+/** What a tools/call asks: its tool, and whether it is the retry of an answer (inputResponses). */
+function doPedido(troca: Troca): string {
+  if (troca.metodo !== 'tools/call') return '';
+  try {
+    const params = (JSON.parse(troca.pedido) as { params?: { name?: unknown; inputResponses?: unknown } }).params;
+    const nome = typeof params?.name === 'string' ? ` ${params.name}` : '';
+    return params?.inputResponses === undefined ? nome : `${nome} + inputResponses`;
+  } catch {
+    return '';
+  }
+}
+
+/** What an MCP answer says in a word: its error code, its resultType (input_required), an elicitation's action, isError. */
+function daResposta(troca: Troca): string {
+  if (troca.protocolo !== 'MCP') return '';
+  const ultimo =
+    troca.resposta
+      .split(/\n\n+/)
+      .map((bloco) => /^data: (.*)$/m.exec(bloco)?.[1] ?? bloco)
+      .at(-1) ?? '';
+  try {
+    const { error, result } = JSON.parse(ultimo) as { error?: { code?: unknown }; result?: Record<string, unknown> };
+    if (error) return `erro ${String(error.code)}`;
+    const palavra = [result?.resultType, result?.action].find((campo) => typeof campo === 'string');
+    return [palavra, result?.isError === true ? 'isError' : undefined].filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
 }
 
 export class Fio {
-  constructor(private readonly lista: HTMLOListElement) {}
+  private readonly faixas: string[];
+  /** The last A2A step drawn: where the MCP requests it made go, and whether it ended paused. */
+  private passo: { readonly dentro: HTMLOListElement; fim: number; pausou: boolean } | undefined;
+
+  /** `servidores`: the MCP servers' names, a lane each (the room agent's single one has none in the card). */
+  constructor(
+    private readonly lista: HTMLOListElement,
+    cabecalho: HTMLElement,
+    servidores: readonly string[],
+  ) {
+    this.faixas = ['Página', 'Agente', ...(servidores.length > 0 ? servidores.map((nome) => `MCP ${nome}`) : ['Servidor MCP'])];
+    cabecalho.replaceChildren(
+      ...this.faixas.map((nome) => {
+        const faixa = document.createElement('span');
+        faixa.textContent = nome;
+        return faixa;
+      }),
+    );
+    const n = this.faixas.length;
+    for (const alvo of [cabecalho, lista]) alvo.style.setProperty('--faixas', String(n));
+    // The lifelines: one thin vertical line at the middle of each lane.
+    lista.style.backgroundImage = this.faixas.map(() => 'linear-gradient(#c8c8c8, #c8c8c8)').join(', ');
+    lista.style.backgroundPosition = this.faixas.map((_, i) => `${String(((i + 0.5) / n) * 100)}% 0`).join(', ');
+  }
 
   limpar(): void {
     this.lista.replaceChildren();
+    this.passo = undefined;
   }
 
-  mostrar(troca: Troca): void {
+  /** An A2A exchange of the page with the agent. */
+  mostrar(troca: TrocaDaPagina): void {
+    if (this.passo?.pausou && troca.inicio !== undefined) this.lista.append(this.vao((troca.inicio - this.passo.fim) / 1000));
+    const { item, dentro } = this.item(troca, 0, 1);
+    this.lista.append(item);
+    this.passo = { dentro, fim: (troca.inicio ?? 0) + troca.ms, pausou: false };
+  }
+
+  /** The MCP exchanges the agent made for the last step, drawn inside it. */
+  mostrarDoPasso(trocas: readonly Troca[]): void {
+    for (const troca of trocas) {
+      const servidor = this.faixaDoServidor(troca.servidor);
+      const { item } = troca.sentido === 'recebida' ? this.item(troca, servidor, 1) : this.item(troca, 1, servidor);
+      (this.passo?.dentro ?? this.lista).append(item);
+    }
+  }
+
+  /** The last step left the Task waiting for the person: the next one is drawn after a gap. */
+  pausou(): void {
+    if (this.passo) this.passo.pausou = true;
+  }
+
+  private faixaDoServidor(nome: string | undefined): number {
+    const achada = nome === undefined ? -1 : this.faixas.indexOf(`MCP ${nome}`);
+    return achada === -1 ? 2 : achada;
+  }
+
+  private item(troca: Troca, de: number, ate: number): { item: HTMLLIElement; dentro: HTMLOListElement } {
     const item = document.createElement('li');
     item.className = `troca ${troca.protocolo.toLowerCase()}`;
-    const titulo = document.createElement('p');
-    const detalhes = [
-      `id=${troca.id}`,
-      ...(troca.traceparent ? [`traceparent=${troca.traceparent}`] : []),
-      ...(troca.http ? [`http=${String(troca.http)}`] : []),
+    const linha = document.createElement('p');
+    linha.className = 'titulo';
+    linha.textContent = titulo(troca);
+    const rotulo = `${troca.metodo}${doPedido(troca)} id=${troca.id}`;
+    const resposta = [
+      `resposta ${troca.metodo} id=${troca.id}`,
+      ...(daResposta(troca) ? [daResposta(troca)] : []),
       `${troca.ms.toFixed(1)} ms`,
+      ...(troca.http ? [`HTTP ${String(troca.http)}`] : []),
       ...(troca.traceId ? [`trace_id=${troca.traceId}`] : []),
-    ];
-    titulo.textContent = `${troca.protocolo} ${troca.metodo} ${detalhes.join(' ')}`;
-    item.append(titulo, bloco('pedido', troca.pedido), bloco('resposta', troca.resposta));
-    this.lista.append(item);
+    ].join(' · ');
+    const dentro = document.createElement('ol');
+    dentro.className = 'dentro';
+    item.append(
+      linha,
+      this.seta('pedido', rotulo, de, ate, troca.pedido),
+      dentro,
+      this.seta('resposta', resposta, ate, de, troca.resposta),
+    );
+    return { item, dentro };
+  }
+
+  /** One arrow from lane `de` to lane `ate` (a request's solid, an answer's dashed); its summary is the arrow, its body the JSON. */
+  private seta(tipo: 'pedido' | 'resposta', rotulo: string, de: number, ate: number, corpo: string): HTMLDetailsElement {
+    const n = this.faixas.length;
+    const detalhes = document.createElement('details');
+    detalhes.className = `seta ${tipo} ${ate > de ? 'direita' : 'esquerda'}`;
+    detalhes.style.setProperty('--esq', `${String(((Math.min(de, ate) + 0.5) / n) * 100)}%`);
+    detalhes.style.setProperty('--larg', `${String((Math.abs(ate - de) / n) * 100)}%`);
+    const resumo = document.createElement('summary');
+    const texto = document.createElement('span');
+    texto.className = 'rotulo';
+    texto.textContent = rotulo;
+    const traco = document.createElement('span');
+    traco.className = 'traco';
+    traco.setAttribute('aria-hidden', 'true');
+    resumo.append(texto, traco);
+    const pre = document.createElement('pre');
+    pre.textContent = corpoParaOFio(corpo);
+    detalhes.append(resumo, pre);
+    return detalhes;
+  }
+
+  private vao(segundos: number): HTMLLIElement {
+    const item = document.createElement('li');
+    item.className = 'vao';
+    item.textContent = `pausa: a Task esperou a resposta por ${segundos.toFixed(1)} s`;
+    return item;
   }
 }

@@ -21,25 +21,34 @@ const CORPO_MAXIMO = 16 * 1024;
 
 const cortado = (texto: string) => (texto.length > CORPO_MAXIMO ? `${texto.slice(0, CORPO_MAXIMO)}… (cortado)` : texto);
 
-/** An exchange as it was noted: the bodies as they went, its duration and, with telemetry on, its trace id. */
-interface Anotada {
+/**
+ * An exchange as it was noted: the bodies as they went, its duration, the
+ * HTTP status when there was one, with telemetry on its trace id, and, for
+ * a configured server (AGENTE_MCP_CONFIG), its name and whether the server
+ * made the request (an elicitation/create on its session).
+ */
+export interface Anotada {
   readonly pedido: string;
-  readonly http: number;
+  readonly http?: number;
   readonly resposta: string;
   readonly ms: number;
-  readonly traceId: string | undefined;
+  readonly traceId?: string | undefined;
+  readonly servidor?: string;
+  readonly sentido?: 'recebida';
 }
 
 /** The characters an exchange keeps: its bodies and its trace id (the duration is a number, the same size for all). */
 const tamanho = ({ pedido, resposta, traceId }: Anotada) => pedido.length + resposta.length + (traceId?.length ?? 0);
 
 /** Sealed before it is cut, so no cut ever leaves part of a state behind. */
-const paraOConsole = ({ pedido, http, resposta, ms, traceId }: Anotada): Troca => ({
+const paraOConsole = ({ pedido, http, resposta, ms, traceId, servidor, sentido }: Anotada): Troca => ({
   protocolo: 'MCP',
   ...cabecalhoDaTroca(lerJson(pedido)),
-  http,
+  ...(http === undefined ? {} : { http }),
   ms,
   ...(traceId === undefined ? {} : { traceId }),
+  ...(servidor === undefined ? {} : { servidor }),
+  ...(sentido === undefined ? {} : { sentido }),
   pedido: cortado(selarTexto(pedido)),
   resposta: cortado(selarTexto(resposta)),
 });
@@ -54,14 +63,17 @@ export class FioMcp {
     return this.atual.run(taskId, passo);
   }
 
-  /** An MCP request made inside a Task's step, the answer it got (JSON text), how long it took and, with telemetry on, its trace. */
-  anotar(pedido: string, http: number, resposta: string, ms: number, traceId?: string): void {
-    const taskId = this.atual.getStore();
+  /** The Task whose step runs here, if any: a request whose answer arrives elsewhere (stdio) notes it when sent. */
+  tarefaAtual(): string | undefined {
+    return this.atual.getStore();
+  }
+
+  /** An MCP exchange of a Task's step (by default, the step running here), as noted. */
+  anotar(anotada: Anotada, taskId = this.atual.getStore()): void {
     if (taskId === undefined) return;
     const trocas = this.porTask.get(taskId) ?? [];
     this.porTask.delete(taskId);
     this.porTask.set(taskId, trocas);
-    const anotada = { pedido, http, resposta, ms, traceId };
     trocas.push(anotada);
     this.caracteres += tamanho(anotada);
     if (trocas.length > TROCAS_POR_TASK) this.caracteres -= tamanho(trocas.shift() ?? anotada);

@@ -11,7 +11,7 @@ import { campos } from 'compartilhado/log';
 import type { ServidorConfigurado } from './configuracao.js';
 import { idDaSkill, type ConexaoMcp, type Skill } from './conexao.js';
 import { ConexaoGenerica } from './generica.js';
-import type { Log } from './registro.js';
+import type { FioDasTasks, Log } from './registro.js';
 
 export interface Fonte {
   readonly conexao: ConexaoMcp;
@@ -20,9 +20,9 @@ export interface Fonte {
 }
 
 /** A connection for each server of AGENTE_MCP_CONFIG, not yet connected. */
-export const fontesDe = (servidores: readonly ServidorConfigurado[], log: Log, prazoMs: number): Fonte[] =>
+export const fontesDe = (servidores: readonly ServidorConfigurado[], log: Log, prazoMs: number, fio?: FioDasTasks): Fonte[] =>
   servidores.map((servidor) => ({
-    conexao: new ConexaoGenerica(servidor, log, prazoMs),
+    conexao: new ConexaoGenerica(servidor, log, prazoMs, fio),
     ...(servidor.tools ? { permitidas: servidor.tools } : {}),
   }));
 

@@ -23,7 +23,7 @@ import { ehHttp, type ServidorConfigurado } from './configuracao.js';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { limparErro, ondeEsta, semSegredos } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
-import type { Log } from './registro.js';
+import type { FioDasTasks, Log } from './registro.js';
 import { Relogio } from './relogio.js';
 import { Sessao } from './sessao.js';
 
@@ -68,6 +68,8 @@ export class ConexaoGenerica implements ConexaoMcp {
     log: Log,
     /** AGENTE_MCP_TIMEOUT_SECONDS: each request's wait; a tools/call's pauses while a question is open and starts over on progress. */
     private readonly prazoMs: number,
+    /** With the console on: where each Task's exchanges with this server are noted, for its Fio. */
+    private readonly fio?: FioDasTasks,
   ) {
     this.nome = servidor.nome;
     this.onde = ondeEsta(servidor);
@@ -155,12 +157,13 @@ export class ConexaoGenerica implements ConexaoMcp {
    * reuses the verdict and skips the probe.
    */
   private abrir(principal: boolean): Promise<Sessao> {
-    const { servidor, log, prazoMs, veredito } = this;
+    const { servidor, log, prazoMs, veredito, fio } = this;
     return Sessao.abrir({
       servidor,
       numero: ++this.abertas,
       log,
       prazoMs,
+      ...(fio ? { fio } : {}),
       ...(principal ? { aoMudarFerramentas: () => this.recarregar() } : veredito ? { veredito } : {}),
       aoFechar: (sessao) => this.descartar(sessao),
     });

@@ -5,7 +5,9 @@
  * as an HTTP one does, and an answer streamed over SSE is timed to its end.
  * The agent's requests are `mcp->`, the server's requests to the agent
  * (elicitation/create) `mcp<-`. Never arguments, headers, tokens or
- * requestState: only what camposDoPedidoMcp reads, and the outcome.
+ * requestState: only what camposDoPedidoMcp reads, and the outcome. With
+ * the console on, each exchange of a Task's step is also noted, whole, for
+ * the Task's Fio (console/fio.ts seals its states when it is shown).
  */
 import {
   isJSONRPCErrorResponse,
@@ -20,10 +22,19 @@ import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
 
 export type Log = (linha: string) => void;
 
+/** Where the console notes each Task's MCP exchanges (the agent's FioMcp, with the console on). */
+export interface FioDasTasks {
+  /** The Task whose step runs in this async context, if any. */
+  tarefaAtual(): string | undefined;
+  anotar(troca: { pedido: string; resposta: string; ms: number; servidor: string; sentido?: 'recebida' }, taskId: string): void;
+}
+
 /** A request sent or received, waiting for its answer to write its line. */
 interface Pendente {
   readonly comeco: number;
   readonly campos: Record<string, unknown>;
+  /** For the Fio: the Task whose step it belongs to, and the request as it went. */
+  readonly daTask?: { readonly taskId: string; readonly pedido: string };
 }
 
 /**
@@ -52,18 +63,46 @@ const resposta = (mensagem: JSONRPCMessage) => isJSONRPCResultResponse(mensagem)
  * reads the probe's answer before its handlers (and these) are chained, so
  * the session, once connected, tells the outcome (the era).
  */
-export function registrar(transporte: Transport, rotulo: Readonly<Record<string, unknown>>, log: Log): (era: string) => void {
+export function registrar(
+  transporte: Transport,
+  rotulo: Readonly<Record<string, unknown>>,
+  log: Log,
+  console?: { readonly fio: FioDasTasks; readonly servidor: string },
+): (era: string) => void {
   const nossos = new Map<RequestId, Pendente>();
   const deles = new Map<RequestId, Pendente>();
-  const escrever = (seta: string, pendentes: Map<RequestId, Pendente>, id: unknown, resultado: string) => {
+  const escrever = (seta: string, pendentes: Map<RequestId, Pendente>, id: unknown, resultado: string, resposta?: JSONRPCMessage) => {
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const pendente = pendentes.get(id);
     if (!pendente) return;
     pendentes.delete(id);
-    log(`${seta} ${campos({ ...rotulo, ...pendente.campos, resultado })} ${(performance.now() - pendente.comeco).toFixed(1)}ms`);
+    const ms = performance.now() - pendente.comeco;
+    log(`${seta} ${campos({ ...rotulo, ...pendente.campos, resultado })} ${ms.toFixed(1)}ms`);
+    if (!console || !pendente.daTask) return;
+    const { taskId, pedido } = pendente.daTask;
+    const texto = resposta ? JSON.stringify(resposta) : JSON.stringify({ resultado });
+    const anotada = { pedido, resposta: texto, ms, servidor: console.servidor };
+    console.fio.anotar(seta === 'mcp<-' ? { ...anotada, sentido: 'recebida' } : anotada, taskId);
+  };
+  /**
+   * The Task of a request: the step running here, or, for a server's
+   * request that arrives outside it (over stdio), the one Task whose call
+   * is waiting on this transport.
+   */
+  const taskDe = (pendentes: Map<RequestId, Pendente>): string | undefined => {
+    const daqui = console?.fio.tarefaAtual();
+    if (daqui !== undefined || pendentes === nossos) return daqui;
+    const esperando = new Set([...nossos.values()].flatMap(({ daTask }) => (daTask ? [daTask.taskId] : [])));
+    return esperando.size === 1 ? [...esperando][0] : undefined;
   };
   const abrir = (pendentes: Map<RequestId, Pendente>, mensagem: JSONRPCMessage) => {
-    if (isJSONRPCRequest(mensagem)) pendentes.set(mensagem.id, { comeco: performance.now(), campos: camposDoPedidoMcp(mensagem) });
+    if (!isJSONRPCRequest(mensagem)) return;
+    const taskId = taskDe(pendentes);
+    pendentes.set(mensagem.id, {
+      comeco: performance.now(),
+      campos: camposDoPedidoMcp(mensagem),
+      ...(taskId === undefined ? {} : { daTask: { taskId, pedido: JSON.stringify(mensagem) } }),
+    });
   };
 
   const enviar = transporte.send.bind(transporte);
@@ -74,7 +113,7 @@ export function registrar(transporte: Transport, rotulo: Readonly<Record<string,
       opcoes?.requestSignal?.addEventListener('abort', () => escrever('mcp->', nossos, mensagem.id, 'cancelada'), { once: true });
     else if (isJSONRPCNotification(mensagem) && mensagem.method === 'notifications/cancelled')
       escrever('mcp->', nossos, objeto(mensagem.params)?.requestId, 'cancelada');
-    else if (resposta(mensagem)) escrever('mcp<-', deles, mensagem.id, desfecho(mensagem));
+    else if (resposta(mensagem)) escrever('mcp<-', deles, mensagem.id, desfecho(mensagem), mensagem);
     try {
       await enviar(mensagem, opcoes);
     } catch (erro) {
@@ -84,7 +123,7 @@ export function registrar(transporte: Transport, rotulo: Readonly<Record<string,
     }
   };
   transporte.onmessage = (mensagem) => {
-    if (resposta(mensagem)) escrever('mcp->', nossos, mensagem.id, desfecho(mensagem));
+    if (resposta(mensagem)) escrever('mcp->', nossos, mensagem.id, desfecho(mensagem), mensagem);
     else abrir(deles, mensagem);
   };
   transporte.onclose = () => {

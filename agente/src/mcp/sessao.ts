@@ -30,7 +30,7 @@ import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeEsta } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
-import { registrar, type Log } from './registro.js';
+import { registrar, type FioDasTasks, type Log } from './registro.js';
 import type { Relogio } from './relogio.js';
 
 /** The SDK's timer is left out of a tools/call (the call's Relogio decides); setTimeout's largest delay. */
@@ -85,6 +85,8 @@ export interface Abertura {
   readonly prazoMs: number;
   /** The era another session of this server found: this one skips the probe. */
   readonly veredito?: PriorDiscovery;
+  /** With the console on: where each Task's exchanges are noted. */
+  readonly fio?: FioDasTasks;
   /** Only the long-lived session listens for tool list changes (list_changed, or subscriptions/listen on a 2026 server). */
   readonly aoMudarFerramentas?: () => void;
   /** Told once, when the session can no longer be used (closed, child exited, HTTP session lost). */
@@ -104,7 +106,7 @@ export class Sessao {
   ) {}
 
   static async abrir(abertura: Abertura): Promise<Sessao> {
-    const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas } = abertura;
+    const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas, fio } = abertura;
     const rotulo = { servidor: servidor.nome, sessao: numero };
     const cliente = new Client(CLIENTE, {
       // Questions in both modes; no sampling and no roots: a server that asks for them gets the SDK's -32601.
@@ -125,7 +127,7 @@ export class Sessao {
       if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
-    const sondagem = registrar(transporte, rotulo, log);
+    const sondagem = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
     observarTransporte(transporte, ehHttp(servidor) ? servidor.url : 'stdio');
     try {
       await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });

@@ -13,6 +13,10 @@
  * names the question. A missing or invalid answer is asked again (only the
  * questions still unanswered), in the same round.
  *
+ * A second tool, nota_em_markdown, answers an embedded text/markdown
+ * resource with a heading, a list, emphasis, a `javascript:` link and raw
+ * HTML: what a client must draw as Markdown without running any of it.
+ *
  * Run as its own process: `PORT=0 node --import tsx test/apoio/servidores/perguntas.ts`
  * (PORT absent or 0: any free port). When ready it prints exactly one line to
  * stdout, `ouvindo http://127.0.0.1:<port>/mcp`, and the same URL on stderr as
@@ -34,6 +38,15 @@ import {
 import * as z from 'zod';
 
 export const FERRAMENTA = 'agendar_visita';
+
+/** The Markdown nota_em_markdown answers: every construct a client draws, and two it must not run. */
+export const NOTA_EM_MARKDOWN = [
+  '# Visitas da semana',
+  '- **segunda**: Doc Brown',
+  '- *terca*: `ninguem`',
+  '[agenda](https://exemplo.test/agenda) e [isca](javascript:alert(1))',
+  '<img src=x onerror="document.title=\'invadido\'">',
+].join('\n');
 export const DIAS = ['segunda', 'terca', 'quarta', 'quinta', 'sexta'] as const;
 
 /** The inputRequests keys, and the fields each form asks for. */
@@ -183,6 +196,15 @@ function criarServidor(): McpServer {
       };
       return { content: [{ type: 'text', text: resumo(visita) }], structuredContent: visita };
     },
+  );
+  servidor.registerTool(
+    'nota_em_markdown',
+    {
+      title: 'Nota em Markdown',
+      description: 'Devolve uma nota da semana como recurso text/markdown.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => ({ content: [{ type: 'resource', resource: { uri: 'nota://semana', mimeType: 'text/markdown', text: NOTA_EM_MARKDOWN } }] }),
   );
   return servidor;
 }
