@@ -139,6 +139,28 @@ describe('the console for any MCP server (server-everything), in Chromium', () =
     assert.equal(await ultimoEstado(pagina), 'TASK_STATE_COMPLETED');
   });
 
+  it('the page comes with a policy that allows its own origin only, and data: for the images and audio it draws', async () => {
+    const resposta = await fetch(processos.agente.url);
+    assert.equal(
+      resposta.headers.get('content-security-policy'),
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
+  });
+
+  it('structured content is a JSON tree that opens level by level', async () => {
+    await escolher('Get Structured Content Tool');
+    await pagina.getByLabel('location', { exact: true }).selectOption('Chicago');
+    await pagina.getByRole('button', { name: 'Enviar', exact: true }).click();
+    const arvore = resultado(pagina).locator('details.json');
+    await arvore.first().waitFor();
+    assert.equal(await arvore.first().locator('> summary').innerText(), 'dados {3}');
+    const folhas = await arvore.first().locator('.folha').allInnerTexts();
+    assert.deepEqual(
+      folhas.map((folha) => folha.split(':')[0]),
+      ['temperature', 'conditions', 'humidity'],
+    );
+  });
+
   it('an image part is shown inline, from its bytes', async () => {
     await escolher('Get Tiny Image Tool');
     await pagina.getByRole('button', { name: 'Enviar', exact: true }).click();

@@ -22,7 +22,9 @@ const PASTA = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 const POLITICA = [
   "default-src 'self'",
   "connect-src 'self'",
+  // Images and audio of a Task's artifacts are drawn from their bytes, as data: URLs.
   "img-src 'self' data:",
+  "media-src 'self' data:",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",
