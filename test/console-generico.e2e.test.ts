@@ -116,6 +116,17 @@ describe('the console for any MCP server (server-everything), in Chromium', () =
       titulos.join('\n'),
     );
     assert.equal(await fio.locator('li.vao').count(), 2, 'two pauses: the refused answer waited too');
+    // A session's call and its question start in the first step and end in the last: each arrow in the step where it happened.
+    const passos = fio.locator('> li.troca.a2a');
+    const titulosDo = async (passo: typeof passos) =>
+      (await passo.locator('li.troca.mcp > p').allTextContents()).map((titulo) =>
+        titulo.replace(/id=\d+/, 'id=N').replace(/ [\d.]+ ms$/, ''),
+      );
+    assert.deepEqual(await titulosDo(passos.first()), [
+      'MCP tools/call id=N aguardando resposta',
+      'MCP elicitation/create id=N aguardando resposta',
+    ]);
+    assert.deepEqual(await titulosDo(passos.last()), ['MCP resposta de elicitation/create id=N', 'MCP resposta de tools/call id=N']);
     await capturar(pagina.locator('.fio'), 'generico-fio', true);
     const pedidoDoServidor = fio
       .locator('li.troca.mcp')

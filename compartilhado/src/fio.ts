@@ -25,6 +25,11 @@ export interface Troca {
   readonly servidor?: string;
   /** `recebida`: a request the MCP server made to the agent (elicitation/create on a session); absent, the agent's own. */
   readonly sentido?: 'recebida';
+  /** The request went out and no answer has come yet (a session's call waiting on the person's answer): `resposta` is empty. */
+  readonly pendente?: true;
+  /** When the request went and when its answer came, as places in one count of the agent's: what happened first, across exchanges. */
+  readonly pedidoEm?: number;
+  readonly respostaEm?: number;
   readonly pedido: string;
   readonly resposta: string;
 }

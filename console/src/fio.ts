@@ -65,8 +65,17 @@ function daResposta(troca: Troca): string {
   }
 }
 
+/** A request or an answer of an MCP exchange, at its place in the agent's order. */
+interface Evento {
+  readonly em: number;
+  readonly tipo: 'pedido' | 'resposta';
+  readonly troca: Troca;
+}
+
 export class Fio {
   private readonly faixas: string[];
+  /** Each Task's MCP exchanges already drawn, by the place of their request: the request alone, or the answer too. */
+  private readonly desenhadas = new Map<string, Map<number, 'pedido' | 'resposta'>>();
   /** The last A2A step drawn: where the MCP requests it made go, and whether it ended paused. */
   private passo: { readonly dentro: HTMLOListElement; fim: number; pausou: boolean } | undefined;
 
@@ -104,13 +113,54 @@ export class Fio {
     this.passo = { dentro, fim: (troca.inicio ?? 0) + troca.ms, pausou: false };
   }
 
-  /** The MCP exchanges the agent made for the last step, drawn inside it. */
-  mostrarDoPasso(trocas: readonly Troca[]): void {
-    for (const troca of trocas) {
-      const servidor = this.faixaDoServidor(troca.servidor);
-      const { item } = troca.sentido === 'recebida' ? this.item(troca, servidor, 1) : this.item(troca, 1, servidor);
-      (this.passo?.dentro ?? this.lista).append(item);
+  /**
+   * The Task's MCP exchanges not yet drawn, inside the last step, in the
+   * order they happened: a request and its answer side by side when nothing
+   * came between them; apart when something did, or when the answer came in
+   * a later step (a session's call waiting on the person's answer).
+   */
+  mostrarDoPasso(taskId: string, trocas: readonly Troca[]): void {
+    const desenhadas = this.desenhadas.get(taskId) ?? new Map<number, 'pedido' | 'resposta'>();
+    this.desenhadas.set(taskId, desenhadas);
+    const eventos: Evento[] = [];
+    trocas.forEach((troca, i) => {
+      const chave = troca.pedidoEm ?? i;
+      const ja = desenhadas.get(chave);
+      if (ja === undefined) eventos.push({ em: chave, tipo: 'pedido', troca });
+      if (ja !== 'resposta' && !troca.pendente) eventos.push({ em: troca.respostaEm ?? chave, tipo: 'resposta', troca });
+    });
+    eventos.sort((a, b) => a.em - b.em);
+    const dentro = this.passo?.dentro ?? this.lista;
+    for (let i = 0; i < eventos.length; i++) {
+      const evento = eventos[i];
+      if (!evento) continue;
+      const { troca, tipo } = evento;
+      const chave = troca.pedidoEm ?? trocas.indexOf(troca);
+      const seguida = tipo === 'pedido' && eventos[i + 1]?.troca === troca;
+      dentro.append(this.itemMcp(troca, seguida ? 'inteira' : tipo));
+      if (seguida) i++;
+      desenhadas.set(chave, seguida || tipo === 'resposta' ? 'resposta' : 'pedido');
     }
+  }
+
+  /** An MCP exchange's item: whole, or only its request (its answer not yet come, or not next), or only its answer. */
+  private itemMcp(troca: Troca, parte: 'inteira' | 'pedido' | 'resposta'): HTMLLIElement {
+    const servidor = this.faixaDoServidor(troca.servidor);
+    const [de, ate] = troca.sentido === 'recebida' ? [servidor, 1] : [1, servidor];
+    const { item, pedido, resposta } = this.item(troca, de, ate);
+    if (parte === 'pedido') {
+      resposta.remove();
+      this.titulo(item).textContent = `${troca.protocolo} ${troca.metodo} id=${troca.id} aguardando resposta`;
+    } else if (parte === 'resposta') {
+      pedido.remove();
+      item.classList.add('resposta-tardia');
+      this.titulo(item).textContent = `${troca.protocolo} resposta de ${troca.metodo} id=${troca.id} ${troca.ms.toFixed(1)} ms`;
+    }
+    return item;
+  }
+
+  private titulo(item: HTMLLIElement): HTMLElement {
+    return item.querySelector('.titulo') ?? item;
   }
 
   /** The last step left the Task waiting for the person: the next one is drawn after a gap. */
@@ -123,7 +173,11 @@ export class Fio {
     return achada === -1 ? 2 : achada;
   }
 
-  private item(troca: Troca, de: number, ate: number): { item: HTMLLIElement; dentro: HTMLOListElement } {
+  private item(
+    troca: Troca,
+    de: number,
+    ate: number,
+  ): { item: HTMLLIElement; dentro: HTMLOListElement; pedido: HTMLElement; resposta: HTMLElement } {
     const item = document.createElement('li');
     item.className = `troca ${troca.protocolo.toLowerCase()}`;
     const linha = document.createElement('p');
@@ -139,13 +193,10 @@ export class Fio {
     ].join(' · ');
     const dentro = document.createElement('ol');
     dentro.className = 'dentro';
-    item.append(
-      linha,
-      this.seta('pedido', rotulo, de, ate, troca.pedido),
-      dentro,
-      this.seta('resposta', resposta, ate, de, troca.resposta),
-    );
-    return { item, dentro };
+    const ida = this.seta('pedido', rotulo, de, ate, troca.pedido);
+    const volta = this.seta('resposta', resposta, ate, de, troca.resposta);
+    item.append(linha, ida, dentro, volta);
+    return { item, dentro, pedido: ida, resposta: volta };
   }
 
   /** One arrow from lane `de` to lane `ate` (a request's solid, an answer's dashed); its summary is the arrow, its body the JSON. */

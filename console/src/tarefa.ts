@@ -50,8 +50,6 @@ export class Painel {
   private ultimo = '';
   /** The questions on screen: the same ones asked again (an answer refused) keep what the person typed. */
   private aberta: { readonly chave: string; readonly aviso: HTMLElement; readonly form: HTMLFormElement } | undefined;
-  /** The MCP exchanges of each Task already drawn: after each step, only the new ones are added. */
-  private readonly mcpMostradas = new Map<string, number>();
 
   constructor(
     private readonly conexao: Conexao,
@@ -101,9 +99,7 @@ export class Painel {
     // Set by the events above (TypeScript keeps the undefined it was set to before them).
     const task = this.task as Task | undefined;
     if (task) {
-      const trocas = await trocasMcp(task.id);
-      this.fio.mostrarDoPasso(trocas.slice(this.mcpMostradas.get(task.id) ?? 0));
-      this.mcpMostradas.set(task.id, trocas.length);
+      this.fio.mostrarDoPasso(task.id, await trocasMcp(task.id));
     }
     this.mostrarDesfecho(task);
     return task;

@@ -35,13 +35,18 @@ export interface Anotada {
   readonly traceId?: string | undefined;
   readonly servidor?: string;
   readonly sentido?: 'recebida';
+  /** Noted when its request went, still with no answer. */
+  readonly pendente?: true;
+  /** Places in the order of everything noted: the request's, and the answer's once it came. */
+  readonly pedidoEm: number;
+  readonly respostaEm?: number;
 }
 
 /** The characters an exchange keeps: its bodies and its trace id (the duration is a number, the same size for all). */
 const tamanho = ({ pedido, resposta, traceId }: Anotada) => pedido.length + resposta.length + (traceId?.length ?? 0);
 
 /** Sealed before it is cut, so no cut ever leaves part of a state behind. */
-const paraOConsole = ({ pedido, http, resposta, ms, traceId, servidor, sentido }: Anotada): Troca => ({
+const paraOConsole = ({ pedido, http, resposta, ms, traceId, servidor, sentido, pendente, pedidoEm, respostaEm }: Anotada): Troca => ({
   protocolo: 'MCP',
   ...cabecalhoDaTroca(lerJson(pedido)),
   ...(http === undefined ? {} : { http }),
@@ -49,6 +54,9 @@ const paraOConsole = ({ pedido, http, resposta, ms, traceId, servidor, sentido }
   ...(traceId === undefined ? {} : { traceId }),
   ...(servidor === undefined ? {} : { servidor }),
   ...(sentido === undefined ? {} : { sentido }),
+  ...(pendente ? { pendente } : {}),
+  pedidoEm,
+  ...(respostaEm === undefined ? {} : { respostaEm }),
   pedido: cortado(selarTexto(pedido)),
   resposta: cortado(selarTexto(resposta)),
 });
@@ -58,6 +66,8 @@ export class FioMcp {
   private readonly porTask = new Map<string, Anotada[]>();
   private readonly atual = new AsyncLocalStorage<string>();
   private caracteres = 0;
+  /** One count for every request and answer noted: the page orders arrows by it. */
+  private ordem = 0;
 
   naTask<T>(taskId: string, passo: () => Promise<T>): Promise<T> {
     return this.atual.run(taskId, passo);
@@ -68,8 +78,12 @@ export class FioMcp {
     return this.atual.getStore();
   }
 
-  /** An MCP exchange of a Task's step (by default, the step running here), as noted. */
-  anotar(anotada: Anotada, taskId = this.atual.getStore()): void {
+  /** An MCP exchange of a Task's step (by default, the step running here), answered, as noted. */
+  anotar(troca: Omit<Anotada, 'pedidoEm' | 'respostaEm'>, taskId = this.atual.getStore()): void {
+    this.guardar({ ...troca, pedidoEm: ++this.ordem, respostaEm: ++this.ordem }, taskId);
+  }
+
+  private guardar(anotada: Anotada, taskId: string | undefined): void {
     if (taskId === undefined) return;
     const trocas = this.porTask.get(taskId) ?? [];
     this.porTask.delete(taskId);
@@ -81,6 +95,28 @@ export class FioMcp {
       if (this.caracteres <= LIMITE_DE_CARACTERES || antiga === taskId) break;
       this.esquecer(antiga);
     }
+  }
+
+  /**
+   * An exchange noted as its request goes (a configured server's: on a
+   * session, a call waits for the person's answer, which comes in a later
+   * step); the function returned notes its answer in the same place.
+   */
+  abrir(
+    troca: Omit<Anotada, 'resposta' | 'ms' | 'pendente' | 'pedidoEm' | 'respostaEm'>,
+    taskId: string,
+  ): (resposta: string, ms: number) => void {
+    const aberta: Anotada = { ...troca, resposta: '', ms: 0, pendente: true, pedidoEm: ++this.ordem };
+    this.guardar(aberta, taskId);
+    return (resposta, ms) => {
+      const trocas = this.porTask.get(taskId);
+      const onde = trocas?.indexOf(aberta) ?? -1;
+      // Forgotten meanwhile (the Task, or the oldest of its exchanges): nothing to complete.
+      if (!trocas || onde === -1) return;
+      const concluida = { ...troca, resposta, ms, pedidoEm: aberta.pedidoEm, respostaEm: ++this.ordem };
+      trocas[onde] = concluida;
+      this.caracteres += tamanho(concluida) - tamanho(aberta);
+    };
   }
 
   /** The Task's exchanges, oldest first, sealed (none kept: empty). Whose Task it is, the caller checks against the Task store. */

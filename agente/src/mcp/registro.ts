@@ -26,15 +26,16 @@ export type Log = (linha: string) => void;
 export interface FioDasTasks {
   /** The Task whose step runs in this async context, if any. */
   tarefaAtual(): string | undefined;
-  anotar(troca: { pedido: string; resposta: string; ms: number; servidor: string; sentido?: 'recebida' }, taskId: string): void;
+  /** Notes a request as it goes; the function returned notes its answer. */
+  abrir(troca: { pedido: string; servidor: string; sentido?: 'recebida' }, taskId: string): (resposta: string, ms: number) => void;
 }
 
 /** A request sent or received, waiting for its answer to write its line. */
 interface Pendente {
   readonly comeco: number;
   readonly campos: Record<string, unknown>;
-  /** For the Fio: the Task whose step it belongs to, and the request as it went. */
-  readonly daTask?: { readonly taskId: string; readonly pedido: string };
+  /** For the Fio: the Task whose step it belongs to, and how to note the answer there. */
+  readonly daTask?: { readonly taskId: string; readonly responder: (resposta: string, ms: number) => void };
 }
 
 /**
@@ -78,11 +79,7 @@ export function registrar(
     pendentes.delete(id);
     const ms = performance.now() - pendente.comeco;
     log(`${seta} ${campos({ ...rotulo, ...pendente.campos, resultado })} ${ms.toFixed(1)}ms`);
-    if (!console || !pendente.daTask) return;
-    const { taskId, pedido } = pendente.daTask;
-    const texto = resposta ? JSON.stringify(resposta) : JSON.stringify({ resultado });
-    const anotada = { pedido, resposta: texto, ms, servidor: console.servidor };
-    console.fio.anotar(seta === 'mcp<-' ? { ...anotada, sentido: 'recebida' } : anotada, taskId);
+    pendente.daTask?.responder(resposta ? JSON.stringify(resposta) : JSON.stringify({ resultado }), ms);
   };
   /**
    * The Task of a request: the step running here, or, for a server's
@@ -98,11 +95,12 @@ export function registrar(
   const abrir = (pendentes: Map<RequestId, Pendente>, mensagem: JSONRPCMessage) => {
     if (!isJSONRPCRequest(mensagem)) return;
     const taskId = taskDe(pendentes);
-    pendentes.set(mensagem.id, {
-      comeco: performance.now(),
-      campos: camposDoPedidoMcp(mensagem),
-      ...(taskId === undefined ? {} : { daTask: { taskId, pedido: JSON.stringify(mensagem) } }),
-    });
+    const sentido = pendentes === deles ? { sentido: 'recebida' as const } : {};
+    const daTask =
+      console && taskId !== undefined
+        ? { taskId, responder: console.fio.abrir({ pedido: JSON.stringify(mensagem), servidor: console.servidor, ...sentido }, taskId) }
+        : undefined;
+    pendentes.set(mensagem.id, { comeco: performance.now(), campos: camposDoPedidoMcp(mensagem), ...(daTask ? { daTask } : {}) });
   };
 
   const enviar = transporte.send.bind(transporte);
