@@ -7,10 +7,17 @@
  * screenshots the docs show are written to docs/imagens/.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { abrirNavegador, capturar } from './apoio/navegador.js';
-import { everythingComAgente, iniciarAgenteGenerico, iniciarPerguntas, pastaTemporaria } from './apoio/ponte-generica.js';
+import {
+  everythingComAgente,
+  iniciarAgenteGenerico,
+  iniciarEverything,
+  iniciarPerguntas,
+  pastaTemporaria,
+} from './apoio/ponte-generica.js';
 import type { Processo } from './apoio/processos.js';
 
 const resultado = (pagina: Page) => pagina.getByRole('region', { name: 'Resultado' });
@@ -308,4 +315,34 @@ describe('the console for a 2026-07-28 server (the test fixture perguntas), in C
     assert.notEqual(await pagina.title(), 'invadido');
     await pagina.close();
   });
+});
+
+it('a generic agent with AGENTE_TOKENS: the page asks for a token, says when the agent refuses it, and calls skills with the right one', async () => {
+  const navegador = await abrirNavegador();
+  const pasta = pastaTemporaria();
+  const everything = await iniciarEverything();
+  const ana = randomBytes(24).toString('base64url');
+  const agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url } }), { AGENTE_TOKENS: `ana:${ana}` });
+  try {
+    const pagina = await navegador.contexto.newPage();
+    await pagina.goto(agente.url);
+    const token = pagina.getByLabel('Token', { exact: true });
+    await token.fill(randomBytes(24).toString('base64url'));
+    await token.press('Enter');
+    await resultado(pagina)
+      .getByText(/token desconhecido/)
+      .waitFor();
+    await token.fill(ana);
+    await token.press('Enter');
+    await token.waitFor({ state: 'hidden' });
+    await pagina.getByRole('button', { name: 'Echo Tool', exact: true }).click();
+    await pagina.getByLabel('message', { exact: true }).fill('com token');
+    await pagina.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await resultado(pagina).getByText('Echo: com token', { exact: true }).first().waitFor();
+  } finally {
+    await navegador.fechar();
+    await agente.parar();
+    await everything.parar();
+    pasta.apagar();
+  }
 });
