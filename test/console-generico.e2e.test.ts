@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { abrirNavegador, capturar } from './apoio/navegador.js';
+import { abrirNavegador, capturar, entrarComToken } from './apoio/navegador.js';
 import {
   everythingComAgente,
   iniciarAgenteGenerico,
@@ -161,7 +161,7 @@ describe('the console for any MCP server (server-everything), in Chromium', () =
     const resposta = await fetch(processos.agente.url);
     assert.equal(
       resposta.headers.get('content-security-policy'),
-      "default-src 'self'; connect-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; media-src 'self' data:; object-src 'none'; require-trusted-types-for 'script'; trusted-types 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     );
   });
 
@@ -325,15 +325,7 @@ it('a generic agent with AGENTE_TOKENS: the page asks for a token, says when the
   const agente = await iniciarAgenteGenerico(pasta.config({ everything: { url: everything.url } }), { AGENTE_TOKENS: `ana:${ana}` });
   try {
     const pagina = await navegador.contexto.newPage();
-    await pagina.goto(agente.url);
-    const token = pagina.getByLabel('Token', { exact: true });
-    await token.fill(randomBytes(24).toString('base64url'));
-    await token.press('Enter');
-    await resultado(pagina)
-      .getByText(/token desconhecido/)
-      .waitFor();
-    await token.fill(ana);
-    await token.press('Enter');
+    const token = await entrarComToken(pagina, agente.url, ana);
     await token.waitFor({ state: 'hidden' });
     await pagina.getByRole('button', { name: 'Echo Tool', exact: true }).click();
     await pagina.getByLabel('message', { exact: true }).fill('com token');

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { enviar, tarefa } from './apoio/a2a.js';
 import { chamarFerramenta, textoDe } from './apoio/mcp.js';
-import { abrirNavegador, capturar } from './apoio/navegador.js';
+import { abrirNavegador, capturar, entrarComToken } from './apoio/navegador.js';
 import { iniciarReceptor } from './apoio/otlp.js';
 import { iniciarAgente, iniciarServidorMcp, type Processo } from './apoio/processos.js';
 
@@ -172,15 +172,7 @@ it('with AGENTE_TOKENS: asks for a token, says when the agent refuses it, and wo
   const agente = await iniciarAgente(mcp.url, { AGENTE_TOKENS: `ana:${ana}` });
   try {
     const pagina = await navegador.contexto.newPage();
-    await pagina.goto(agente.url);
-    const token = pagina.getByLabel('Token', { exact: true });
-    await token.fill(randomBytes(24).toString('base64url'));
-    await token.press('Enter');
-    await resultado(pagina)
-      .getByText(/token desconhecido/)
-      .waitFor();
-    await token.fill(ana);
-    await token.press('Enter');
+    const token = await entrarComToken(pagina, agente.url, ana);
     await reservar(pagina, { sala: 'sala-porao', inicio: '2026-11-06T10:00', fim: '2026-11-06T11:00', responsavel: 'Ana' });
     await resultado(pagina)
       .getByText(/^Reserva res-\d{4} confirmada na sala-porao\.$/)

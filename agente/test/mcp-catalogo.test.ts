@@ -54,7 +54,7 @@ describe('the catalog of the configured servers', () => {
     try {
       assert.deepEqual(
         catalogo.lista().map(({ id }) => id),
-        ['memoria.create_entities', 'memoria.read_graph', 'perguntas.agendar_visita'],
+        ['memoria.create_entities', 'memoria.read_graph', 'perguntas.agendar_visita', 'perguntas.nota_em_markdown'],
       );
       assert.equal(catalogo.skill('perguntas.agendar_visita')?.conexao.era(), 'moderna');
       assert.equal(catalogo.skill('memoria.read_graph')?.conexao.era(), 'sessao');

@@ -40,7 +40,7 @@ describe('a 2026-07-28 server (the perguntas fixture)', () => {
       assert.equal(conexao.era(), 'moderna');
       assert.deepEqual(
         (await conexao.ferramentas(TRACEPARENT)).map(({ name }) => name),
-        ['agendar_visita'],
+        ['agendar_visita', 'nota_em_markdown'],
       );
       const argumentos = { visitante: 'Marty' };
       const primeira = await conexao.chamar('agendar_visita', argumentos, {

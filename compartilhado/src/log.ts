@@ -19,6 +19,17 @@ export function objeto(valor: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * A result's outcome as a line says it: an elicitation's action, or its
+ * resultType (complete when it names none: a 2025 result, a list, a read),
+ * and isError.
+ */
+export function desfechoDoResultado(valor: unknown): string {
+  const resultado = objeto(valor);
+  const tipo = [resultado?.action, resultado?.resultType].find((campo) => typeof campo === 'string') ?? 'complete';
+  return `${tipo}${resultado?.isError === true ? ' isError' : ''}`;
+}
+
+/**
  * What an MCP request body says of itself, as log fields: method, id (as
  * JSON, so "3" and 3 differ), tool name or resource URI, and traceparent.
  * Never the arguments or the requestState.

@@ -10,17 +10,26 @@
  * too, each with a one-line title.
  */
 import { selarTexto, type Troca } from 'compartilhado/fio';
+import { lerJson } from 'compartilhado/json';
+import { desfechoDoResultado, objeto } from 'compartilhado/log';
 
 /** An exchange as the page saw it: an A2A one also carries when it started, on the page's clock. */
 export type TrocaDaPagina = Troca & { readonly inicio?: number };
 
-/** A body as the panel shows it: JSON indented with its states sealed; a stream, one event per block. */
-export function corpoParaOFio(texto: string): string {
+/** A body's JSON texts: a stream's, one per event (its `data:` line); any other body, itself. */
+function jsonsDe(texto: string): string[] {
   const eventos = texto
     .split(/\n\n+/)
     .map((bloco) => /^data: (.*)$/m.exec(bloco)?.[1])
     .filter((dados) => dados !== undefined);
-  return (eventos.length > 0 ? eventos : [texto]).map((json) => selarTexto(json, 2)).join('\n\n');
+  return eventos.length > 0 ? eventos : [texto];
+}
+
+/** A body as the panel shows it: JSON indented with its states sealed; a stream, one event per block. */
+export function corpoParaOFio(texto: string): string {
+  return jsonsDe(texto)
+    .map((json) => selarTexto(json, 2))
+    .join('\n\n');
 }
 
 /** The one-line title of an exchange, as the panel's list reads it. */
@@ -47,26 +56,19 @@ function doPedido(troca: Troca): string {
   }
 }
 
-/** What an MCP answer says in a word: its error code, its resultType (input_required), an elicitation's action, isError. */
+/** What an MCP answer says in a word, as the agent's log line says it: its error code, or the result's outcome. */
 function daResposta(troca: Troca): string {
-  if (troca.protocolo !== 'MCP') return '';
-  const ultimo =
-    troca.resposta
-      .split(/\n\n+/)
-      .map((bloco) => /^data: (.*)$/m.exec(bloco)?.[1] ?? bloco)
-      .at(-1) ?? '';
-  try {
-    const { error, result } = JSON.parse(ultimo) as { error?: { code?: unknown }; result?: Record<string, unknown> };
-    if (error) return `erro ${String(error.code)}`;
-    const palavra = [result?.resultType, result?.action].find((campo) => typeof campo === 'string');
-    return [palavra, result?.isError === true ? 'isError' : undefined].filter(Boolean).join(' ');
-  } catch {
-    return '';
-  }
+  if (troca.protocolo !== 'MCP' || troca.pendente) return '';
+  const resposta = objeto(lerJson(jsonsDe(troca.resposta).at(-1) ?? ''));
+  if (!resposta) return '';
+  const erro = objeto(resposta.error);
+  return erro ? `erro ${String(erro.code)}` : desfechoDoResultado(resposta.result);
 }
 
 /** A request or an answer of an MCP exchange, at its place in the agent's order. */
 interface Evento {
+  /** The exchange's place: its request's number. */
+  readonly chave: number;
   readonly em: number;
   readonly tipo: 'pedido' | 'resposta';
   readonly troca: Troca;
@@ -103,6 +105,7 @@ export class Fio {
   limpar(): void {
     this.lista.replaceChildren();
     this.passo = undefined;
+    this.desenhadas.clear();
   }
 
   /** An A2A exchange of the page with the agent. */
@@ -123,23 +126,22 @@ export class Fio {
     const desenhadas = this.desenhadas.get(taskId) ?? new Map<number, 'pedido' | 'resposta'>();
     this.desenhadas.set(taskId, desenhadas);
     const eventos: Evento[] = [];
-    trocas.forEach((troca, i) => {
-      const chave = troca.pedidoEm ?? i;
+    // The agent numbers every request and answer it notes, in one count (pedidoEm, respostaEm): the order they happened.
+    for (const troca of trocas) {
+      const { pedidoEm: chave = 0, respostaEm = chave } = troca;
       const ja = desenhadas.get(chave);
-      if (ja === undefined) eventos.push({ em: chave, tipo: 'pedido', troca });
-      if (ja !== 'resposta' && !troca.pendente) eventos.push({ em: troca.respostaEm ?? chave, tipo: 'resposta', troca });
-    });
+      if (ja === undefined) eventos.push({ chave, em: chave, tipo: 'pedido', troca });
+      if (ja !== 'resposta' && !troca.pendente) eventos.push({ chave, em: respostaEm, tipo: 'resposta', troca });
+    }
     eventos.sort((a, b) => a.em - b.em);
     const dentro = this.passo?.dentro ?? this.lista;
     for (let i = 0; i < eventos.length; i++) {
       const evento = eventos[i];
       if (!evento) continue;
-      const { troca, tipo } = evento;
-      const chave = troca.pedidoEm ?? trocas.indexOf(troca);
-      const seguida = tipo === 'pedido' && eventos[i + 1]?.troca === troca;
-      dentro.append(this.itemMcp(troca, seguida ? 'inteira' : tipo));
+      const seguida = evento.tipo === 'pedido' && eventos[i + 1]?.chave === evento.chave;
+      dentro.append(this.itemMcp(evento.troca, seguida ? 'inteira' : evento.tipo));
       if (seguida) i++;
-      desenhadas.set(chave, seguida || tipo === 'resposta' ? 'resposta' : 'pedido');
+      desenhadas.set(evento.chave, seguida || evento.tipo === 'resposta' ? 'resposta' : 'pedido');
     }
   }
 

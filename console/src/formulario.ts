@@ -13,9 +13,9 @@ type Esquema = Readonly<Record<string, unknown>>;
 const objeto = (valor: unknown): Esquema | undefined =>
   typeof valor === 'object' && valor !== null && !Array.isArray(valor) ? (valor as Esquema) : undefined;
 
-/** An option of a choice: the value sent and the words shown. */
+/** An option of a choice: the value sent, as the schema wrote it (a number stays a number), and the words shown. */
 interface Opcao {
-  readonly valor: string;
+  readonly valor: unknown;
   readonly rotulo: string;
 }
 
@@ -24,13 +24,13 @@ function opcoes(esquema: Esquema | undefined): Opcao[] | undefined {
   if (!esquema) return undefined;
   if (Array.isArray(esquema.enum)) {
     const nomes = Array.isArray(esquema.enumNames) ? esquema.enumNames : [];
-    return esquema.enum.map((valor, i) => ({ valor: String(valor), rotulo: String(nomes[i] ?? valor) }));
+    return esquema.enum.map((valor: unknown, i) => ({ valor, rotulo: String(nomes[i] ?? valor) }));
   }
   const variantes = Array.isArray(esquema.oneOf) ? esquema.oneOf : Array.isArray(esquema.anyOf) ? esquema.anyOf : undefined;
   const constantes = variantes?.map(objeto);
   if (!constantes?.every((variante) => variante !== undefined && 'const' in variante)) return undefined;
   return constantes.map((variante) => ({
-    valor: String(variante?.const),
+    valor: variante?.const,
     rotulo: typeof variante?.title === 'string' ? variante.title : String(variante?.const),
   }));
 }
@@ -57,7 +57,7 @@ function rotuloDe(nome: string, esquema: Esquema, obrigatorio: boolean, para: st
   rotulo.textContent = typeof esquema.title === 'string' && esquema.title.trim() ? esquema.title : nome;
   linha.append(rotulo);
   if (obrigatorio) {
-    // The mark is for the eye, outside the label; the input's `required` says it to a screen reader.
+    // The mark is for the eye, outside the label; the control's `required` (aria-required on a checkbox) says it to a screen reader.
     const marca = document.createElement('span');
     marca.className = 'obrigatorio';
     marca.setAttribute('aria-hidden', 'true');
@@ -88,8 +88,13 @@ function instante(local: string): string {
   return `${local.length === 16 ? `${local}:00` : local}${sinal}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-/** A `date-time` default as the `datetime-local` input shows it (its first 16 characters, when it is one). */
-const paraLocal = (valor: unknown) => (typeof valor === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(valor) ? valor.slice(0, 16) : '');
+/** A `date-time` default as the `datetime-local` input shows it: the same instant, on the browser's clock. */
+function paraLocal(valor: unknown): string {
+  const data = typeof valor === 'string' ? new Date(valor) : undefined;
+  if (!data || Number.isNaN(data.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${String(data.getFullYear())}-${pad(data.getMonth() + 1)}-${pad(data.getDate())}T${pad(data.getHours())}:${pad(data.getMinutes())}`;
+}
 
 function campoDeEscolha(nome: string, esquema: Esquema, obrigatorio: boolean, lista: Opcao[], multipla: boolean): Campo {
   const select = document.createElement('select');
@@ -97,23 +102,35 @@ function campoDeEscolha(nome: string, esquema: Esquema, obrigatorio: boolean, li
   select.name = nome;
   select.multiple = multipla;
   select.required = obrigatorio;
-  if (!multipla && !obrigatorio) select.append(new Option('—', ''));
   const padrao = esquema.default;
-  const escolhidos = new Set((Array.isArray(padrao) ? padrao : padrao === undefined ? [] : [padrao]).map(String));
-  for (const { valor, rotulo } of lista) select.append(new Option(rotulo, valor, false, escolhidos.has(valor)));
+  const escolhidos = new Set((Array.isArray(padrao) ? padrao : padrao === undefined ? [] : [padrao]).map((valor) => JSON.stringify(valor)));
+  // No choice is made for the person: without a default, a single choice starts on an empty option (one that cannot be sent when required).
+  if (!multipla && (!obrigatorio || escolhidos.size === 0)) {
+    const vazia = new Option('—', '', true, true);
+    vazia.disabled = obrigatorio;
+    select.append(vazia);
+  }
+  // Each option's value is its place in the list, read back as the schema's own value (a number stays a number).
+  lista.forEach(({ valor, rotulo }, i) => select.append(new Option(rotulo, String(i), false, escolhidos.has(JSON.stringify(valor)))));
   if (multipla) select.size = Math.min(lista.length, 6);
-  const elemento = embrulhar(nome, esquema, obrigatorio, select);
+  const elemento = embrulhar(nome, multipla ? { ...esquema, description: dicaDeMultipla(esquema) } : esquema, obrigatorio, select);
+  const valorDa = (opcao: HTMLOptionElement) => (opcao.value === '' ? undefined : lista[Number(opcao.value)]?.valor);
   return {
     elemento,
     ler: () => {
       if (multipla) {
-        const valores = [...select.selectedOptions].map((opcao) => opcao.value);
+        const valores = [...select.selectedOptions].map(valorDa);
         return valores.length === 0 && !obrigatorio ? undefined : valores;
       }
-      return select.value === '' ? undefined : select.value;
+      const [escolhida] = select.selectedOptions;
+      return escolhida ? valorDa(escolhida) : undefined;
     },
   };
 }
+
+/** A multiple choice's help says how to pick more than one. */
+const dicaDeMultipla = (esquema: Esquema) =>
+  `${typeof esquema.description === 'string' ? `${esquema.description} ` : ''}(Ctrl ou Shift para escolher mais de uma opção)`;
 
 function embrulhar(nome: string, esquema: Esquema, obrigatorio: boolean, controle: HTMLElement): HTMLElement {
   const caixa = document.createElement('div');
@@ -160,8 +177,7 @@ function campo(nome: string, esquema: Esquema, obrigatorio: boolean): Campo {
   const tipo = typeof esquema.type === 'string' ? esquema.type : undefined;
   const escolha = opcoes(esquema);
   if (escolha && (tipo === undefined || tipo === 'string' || tipo === 'number' || tipo === 'integer')) {
-    const lido = campoDeEscolha(nome, esquema, obrigatorio, escolha, false);
-    return tipo === 'number' || tipo === 'integer' ? { ...lido, ler: () => numero(lido.ler()) } : lido;
+    return campoDeEscolha(nome, esquema, obrigatorio, escolha, false);
   }
   if (tipo === 'array') {
     const dosItens = opcoes(objeto(esquema.items));
@@ -173,9 +189,13 @@ function campo(nome: string, esquema: Esquema, obrigatorio: boolean): Campo {
     caixa.id = novoId('campo');
     caixa.name = nome;
     caixa.checked = esquema.default === true;
+    if (obrigatorio) caixa.setAttribute('aria-required', 'true');
+    // An optional boolean the person never touched (and with no default) is left out, not sent as false.
+    let tocada = esquema.default !== undefined;
+    caixa.addEventListener('change', () => (tocada = true));
     const elemento = embrulhar(nome, esquema, obrigatorio, caixa);
     elemento.classList.add('marcavel');
-    return { elemento, ler: () => caixa.checked };
+    return { elemento, ler: () => (obrigatorio || tocada ? caixa.checked : undefined) };
   }
   if (tipo === 'string' || tipo === 'number' || tipo === 'integer') {
     const entrada = document.createElement('input');
@@ -200,6 +220,8 @@ function campo(nome: string, esquema: Esquema, obrigatorio: boolean): Campo {
     return {
       elemento,
       ler: () => {
+        // A number the browser cannot read (`1e`, `--1`) shows as an empty value: said, never dropped.
+        if (entrada.validity.badInput) throw new Error(`${nome}: esperado um numero`);
         if (entrada.value === '') return undefined;
         if (tipo !== 'string') return numero(entrada.value, nome);
         return formato === 'date-time' ? instante(entrada.value) : entrada.value;
@@ -209,8 +231,7 @@ function campo(nome: string, esquema: Esquema, obrigatorio: boolean): Campo {
   return campoDeJson(nome, esquema, obrigatorio, tipo === 'object' ? 'object' : undefined);
 }
 
-function numero(valor: unknown, nome = 'valor'): number | undefined {
-  if (valor === undefined) return undefined;
+function numero(valor: string, nome: string): number {
   const lido = Number(valor);
   if (!Number.isFinite(lido)) throw new Error(`${nome}: esperado um numero`);
   return lido;

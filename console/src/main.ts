@@ -7,7 +7,7 @@
 import './buffer.js';
 import { conectar } from './cliente.js';
 import { Fio } from './fio.js';
-import { elemento } from './pagina.js';
+import { elemento, mensagemDeFalha } from './pagina.js';
 import { montarSalas, vistaDeSalas } from './salas.js';
 import { ferramentasDo, montarSkills } from './skills.js';
 import { Painel } from './tarefa.js';
@@ -62,5 +62,5 @@ function pedirToken(usarToken: (token: string) => void, conferir: () => Promise<
 }
 
 void iniciar().catch((erro: unknown) => {
-  elemento('resultado', HTMLDivElement).textContent = `O agente nao respondeu: ${erro instanceof Error ? erro.message : String(erro)}`;
+  elemento('resultado', HTMLDivElement).textContent = mensagemDeFalha(erro);
 });

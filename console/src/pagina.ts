@@ -1,5 +1,5 @@
-/** What every part of the page uses: its elements by id, and the A2A message of a step. */
-import { SendMessageRequest, type Part } from '@a2a-js/sdk';
+/** What every part of the page uses: its elements by id, the A2A message of a step, and the words of a Task. */
+import { SendMessageRequest, taskStateToJSON, type Part, type Task } from '@a2a-js/sdk';
 
 export function elemento<T extends HTMLElement>(id: string, tipo: new () => T, raiz: ParentNode = document): T {
   const achado = raiz.querySelector(`#${id}`);
@@ -20,6 +20,18 @@ export const textoDe = (partes: readonly Part[] = []) =>
     .join(' ')
     .trim();
 
+export const estadoDe = (task: Task | undefined) => (task?.status ? taskStateToJSON(task.status.state) : '');
+
+/** A finished Task's sentence: the agent's words, or its state when it said none. */
+export function frase(task: Task): HTMLParagraphElement {
+  const p = document.createElement('p');
+  p.textContent = textoDe(task.status?.message?.parts) || estadoDe(task);
+  return p;
+}
+
+/** A request the agent did not answer with a Task (network, HTTP or JSON-RPC error), as it came. */
+export const mensagemDeFalha = (erro: unknown) => `O agente nao respondeu: ${erro instanceof Error ? erro.message : String(erro)}`;
+
 /** A step's request: one data part, on a Task when it continues one. */
 export function pedido(dados: object, taskId?: string): SendMessageRequest {
   return SendMessageRequest.fromJSON({
@@ -39,3 +51,8 @@ export const botao = (texto: string, aoClicar: () => void): HTMLButtonElement =>
   elemento.addEventListener('click', aoClicar);
   return elemento;
 };
+
+/** The buttons of a form or group, off while its answer is on its way (on again if it never arrives). */
+export function desligarBotoes(raiz: ParentNode, desligados = true): void {
+  for (const um of raiz.querySelectorAll('button')) um.disabled = desligados;
+}

@@ -12,8 +12,8 @@ function base64(bytes: Uint8Array): string {
   return btoa(binario);
 }
 
-/** Only http(s) links are made clickable: a `javascript:` or `data:` URL stays text. */
-function link(texto: string, endereco: string): HTMLElement {
+/** Only http(s) links are made clickable, in a new tab: a `javascript:` or `data:` URL stays text. */
+export function link(texto: string, endereco: string): HTMLElement {
   if (!/^https?:\/\//i.test(endereco)) {
     const simples = document.createElement('span');
     simples.textContent = `${texto} (${endereco})`;
@@ -54,7 +54,7 @@ function emLinha(texto: string): Node[] {
 function markdown(texto: string): HTMLElement {
   const caixa = document.createElement('div');
   caixa.className = 'markdown';
-  const linhas = texto.split('\n');
+  const linhas = texto.split(/\r?\n/);
   let lista: HTMLElement | undefined;
   for (let i = 0; i < linhas.length; i++) {
     const linha = linhas[i] ?? '';
@@ -118,7 +118,8 @@ export function desenharParte(parte: Part, nome: string): HTMLElement {
   const { content, mediaType, filename } = parte;
   switch (content?.$case) {
     case 'text': {
-      if (mediaType === 'text/markdown') return markdown(content.value);
+      // The media type without its parameters (`text/markdown; charset=utf-8`).
+      if (mediaType.split(';')[0]?.trim().toLowerCase() === 'text/markdown') return markdown(content.value);
       const p = document.createElement('p');
       p.className = 'texto';
       p.textContent = content.value;
@@ -128,7 +129,8 @@ export function desenharParte(parte: Part, nome: string): HTMLElement {
       // The SDK types the bytes as Node's Buffer; in the browser they are a Uint8Array.
       const bytes = content.value as Uint8Array;
       const tipo = mediaType || 'application/octet-stream';
-      const endereco = `data:${tipo};base64,${base64(bytes)}`;
+      const emBase64 = base64(bytes);
+      const endereco = `data:${tipo};base64,${emBase64}`;
       if (tipo.startsWith('image/')) {
         const img = document.createElement('img');
         img.src = endereco;
@@ -142,8 +144,9 @@ export function desenharParte(parte: Part, nome: string): HTMLElement {
         audio.setAttribute('aria-label', filename || `audio de ${nome}`);
         return audio;
       }
+      // Downloaded as bytes, whatever type the server named: the browser never opens it as a page.
       const baixar = document.createElement('a');
-      baixar.href = endereco;
+      baixar.href = `data:application/octet-stream;base64,${emBase64}`;
       baixar.download = filename || nome;
       baixar.textContent = `Baixar ${filename || nome} (${tipo}, ${String(bytes.length)} bytes)`;
       return baixar;

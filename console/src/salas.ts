@@ -4,10 +4,10 @@
  * conflict's alternatives as buttons and the booking as the outcome. The
  * Task itself is the panel's, as for any agent.
  */
-import { taskStateToJSON, type Task } from '@a2a-js/sdk';
+import type { Task } from '@a2a-js/sdk';
 import type { Conexao } from './cliente.js';
 import { conferirIntervalo, paraIso } from './horario.js';
-import { botao, dadosDe, elemento, modelo, pedido, textoDe } from './pagina.js';
+import { botao, dadosDe, desligarBotoes, elemento, estadoDe, frase, modelo, pedido } from './pagina.js';
 import type { Painel, Vista } from './tarefa.js';
 
 interface Sala {
@@ -27,7 +27,7 @@ export const vistaDeSalas: Vista = {
     for (const escolha of [...alternativas.map(String), 'recusar']) {
       grupo.append(
         botao(escolha === 'recusar' ? 'Recusar' : escolha, () => {
-          for (const um of grupo.querySelectorAll('button')) um.disabled = true;
+          desligarBotoes(grupo);
           responder({ escolha });
         }),
       );
@@ -35,14 +35,11 @@ export const vistaDeSalas: Vista = {
     return grupo;
   },
   resultado(task: Task) {
-    const estado = task.status ? taskStateToJSON(task.status.state) : '';
-    const frase = document.createElement('p');
-    frase.textContent = textoDe(task.status?.message?.parts) || estado;
     const artefato = task.artifacts.find((um) => um.name === 'reserva');
-    if (estado !== 'TASK_STATE_COMPLETED' || !artefato) return [frase];
+    if (estadoDe(task) !== 'TASK_STATE_COMPLETED' || !artefato) return [frase(task)];
     const pre = document.createElement('pre');
     pre.textContent = JSON.stringify(dadosDe(artefato.parts), null, 2);
-    return [frase, pre];
+    return [frase(task), pre];
   },
 };
 

@@ -5,9 +5,9 @@
  * sent with Enviar as the data part `{"name", "arguments"}`. A request the
  * agent rejects (its schema check) shows the agent's message beside the form.
  */
-import { taskStateToJSON, type AgentCard, type AgentExtension } from '@a2a-js/sdk';
+import type { AgentCard, AgentExtension } from '@a2a-js/sdk';
 import { formularioDe, type Formulario } from './formulario.js';
-import { elemento, modelo, textoDe } from './pagina.js';
+import { desligarBotoes, elemento, estadoDe, modelo, textoDe } from './pagina.js';
 import type { Painel } from './tarefa.js';
 
 /** The card's extension that publishes each skill's MCP tool (agente/src/a2a/card.ts). */
@@ -74,9 +74,11 @@ export function montarSkills(onde: HTMLElement, card: AgentCard, ferramentas: Re
       return;
     }
     aviso.textContent = '';
+    // One call at a time from this form: Enviar comes back when the step ends.
+    desligarBotoes(form);
     void painel.iniciar({ name: escolhida.id, arguments: lido.valores }).then((task) => {
-      if (task?.status && taskStateToJSON(task.status.state) === 'TASK_STATE_REJECTED')
-        aviso.textContent = textoDe(task.status.message?.parts);
+      desligarBotoes(form, false);
+      if (estadoDe(task) === 'TASK_STATE_REJECTED') aviso.textContent = textoDe(task?.status?.message?.parts);
     });
   });
 }

@@ -6,12 +6,13 @@
  * the outcome with its artifacts. Every word about the Task is the agent's.
  */
 import { taskStateToJSON, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { ElicitRequestParams, ElicitResult, InputRequests, InputResponses } from '@modelcontextprotocol/client';
 import type { Conexao } from './cliente.js';
 import type { Fio } from './fio.js';
 import { formularioDe, type Formulario } from './formulario.js';
 import { horaDe } from './horario.js';
-import { botao, dadosDe, elemento, pedido, textoDe } from './pagina.js';
-import { desenharParte } from './partes.js';
+import { botao, dadosDe, desligarBotoes, elemento, estadoDe, frase, mensagemDeFalha, pedido, textoDe } from './pagina.js';
+import { desenharParte, link } from './partes.js';
 
 /** What a profile draws its own way; what it leaves undefined, the panel draws for any server. */
 export interface Vista {
@@ -22,19 +23,14 @@ export interface Vista {
 }
 
 const TERMINAIS = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
-const estadoDe = (task: Task | undefined) => (task?.status ? taskStateToJSON(task.status.state) : '');
 
-/** A question of the pause's data part, as MCP's elicitation/create params. */
-interface Questao {
-  readonly message?: string;
-  readonly mode?: string;
-  readonly url?: string;
-  readonly requestedSchema?: unknown;
-}
-
-function questoesDe(task: Task): { questoes: [string, Questao][]; erro?: string } {
-  const dados = (dadosDe(task.status?.message?.parts) ?? {}) as { inputRequests?: Record<string, { params?: Questao }>; erro?: unknown };
-  const questoes = Object.entries(dados.inputRequests ?? {}).map(([chave, { params = {} }]): [string, Questao] => [chave, params]);
+/** The questions of a pause's data part (MCP's inputRequests: the agent relays only elicitations), and why the last answer was refused. */
+function questoesDe(task: Task): { questoes: [string, Partial<ElicitRequestParams>][]; erro?: string } {
+  const dados = (dadosDe(task.status?.message?.parts) ?? {}) as { inputRequests?: InputRequests; erro?: unknown };
+  const questoes = Object.entries(dados.inputRequests ?? {}).map(([chave, pedido]): [string, Partial<ElicitRequestParams>] => [
+    chave,
+    pedido.method === 'elicitation/create' ? pedido.params : {},
+  ]);
   return { questoes, ...(typeof dados.erro === 'string' ? { erro: dados.erro } : {}) };
 }
 
@@ -46,6 +42,8 @@ export class Painel {
   private readonly pergunta = elemento('pergunta', HTMLDivElement);
   private readonly resultado = elemento('resultado', HTMLDivElement);
   private task: Task | undefined;
+  /** A step on its way: a second one would share the Task and the Fio with it. */
+  private ocupado = false;
   /** The state last listed: a stream repeats it (the Task, then an artifact), the list does not. */
   private ultimo = '';
   /** The questions on screen: the same ones asked again (an answer refused) keep what the person typed. */
@@ -64,8 +62,9 @@ export class Painel {
     });
   }
 
-  /** A new Task: the panel and the Fio start over. */
+  /** A new Task: the panel and the Fio start over. Undefined, without sending, while another step is on its way. */
   async iniciar(dados: object): Promise<Task | undefined> {
+    if (this.ocupado) return undefined;
     this.fio.limpar();
     this.estados.replaceChildren();
     this.taskId.textContent = '';
@@ -77,6 +76,16 @@ export class Painel {
 
   /** One step: the A2A request, the Task as it comes, then the MCP requests the agent made for it, then the outcome. */
   private async passo(dados: object, taskId?: string): Promise<Task | undefined> {
+    if (this.ocupado) return undefined;
+    this.ocupado = true;
+    try {
+      return await this.darPasso(dados, taskId);
+    } finally {
+      this.ocupado = false;
+    }
+  }
+
+  private async darPasso(dados: object, taskId?: string): Promise<Task | undefined> {
     this.resultado.replaceChildren();
     this.progresso.replaceChildren();
     this.progresso.hidden = true;
@@ -91,6 +100,8 @@ export class Painel {
       }
     } catch (erro) {
       this.falha(erro);
+      // The answer never arrived: the question stays, answerable again.
+      desligarBotoes(this.pergunta, false);
       return undefined;
     } finally {
       this.cancelar.hidden = true;
@@ -111,7 +122,7 @@ export class Painel {
     const aberta = this.aberta;
     if (!aberta || aberta.chave !== `${task.id} ${JSON.stringify(questoes)}`) return false;
     aberta.aviso.textContent = erro ?? '';
-    for (const um of aberta.form.querySelectorAll('button')) um.disabled = false;
+    desligarBotoes(aberta.form, false);
     return true;
   }
 
@@ -121,9 +132,17 @@ export class Painel {
     else if (evento.$case === 'statusUpdate' && this.task) {
       this.task.status = evento.value.status;
       this.progredir();
-    } else if (evento.$case === 'artifactUpdate' && this.task && evento.value.artifact) this.task.artifacts.push(evento.value.artifact);
+    } else if (evento.$case === 'artifactUpdate' && this.task && evento.value.artifact)
+      this.juntar(evento.value.artifact, evento.value.append);
     else return;
     this.mostrarEstado();
+  }
+
+  /** An artifact that streams in chunks (`append`) grows the one of the same id; any other is added. */
+  private juntar(artefato: Task['artifacts'][number], append: boolean): void {
+    const anterior = append ? this.task?.artifacts.find(({ artifactId }) => artifactId === artefato.artifactId) : undefined;
+    if (anterior) anterior.parts.push(...artefato.parts);
+    else this.task?.artifacts.push(artefato);
   }
 
   /** A WORKING update with words: the call's progress, listed as it streams. */
@@ -141,10 +160,10 @@ export class Painel {
     const { task } = this;
     const status = task?.status;
     if (!task || !status) return;
+    // A running call can be cancelled: the button shows from the first event of a stream to its end, and is pressed once.
+    if (this.taskId.textContent !== `Task ${task.id}`) this.cancelar.disabled = false;
     this.taskId.textContent = `Task ${task.id}`;
-    // A running call can be cancelled: the button shows from the first event of a stream to its end.
     this.cancelar.hidden = TERMINAIS.has(estadoDe(task)) || !this.conexao.streaming;
-    this.cancelar.disabled = false;
     const linha = `${horaDe(status.timestamp)} ${taskStateToJSON(status.state)}`;
     if (linha === this.ultimo || this.estados.lastElementChild?.textContent === linha) return;
     this.ultimo = linha;
@@ -158,8 +177,9 @@ export class Painel {
     const estado = estadoDe(task);
     if (estado === 'TASK_STATE_INPUT_REQUIRED' || estado === 'TASK_STATE_AUTH_REQUIRED') {
       this.fio.pausou();
+      // Refused: the reason is announced (role alert) and the focus goes back to the form's first field.
       if (this.mesmaPergunta(task)) {
-        this.aberta?.aviso.focus();
+        this.aberta?.form.querySelector<HTMLElement>('input, select, textarea')?.focus();
         return;
       }
       const responder = (dados: object) => void this.passo(dados, task.id);
@@ -176,9 +196,8 @@ export class Painel {
       this.resultado.replaceChildren(...propria);
       return;
     }
-    const frase = document.createElement('p');
-    frase.textContent = textoDe(task.status.message?.parts) || estado;
-    this.resultado.replaceChildren(frase);
+    // The outcome region is live: what it says is announced without taking the focus from where the person is.
+    this.resultado.replaceChildren(frase(task));
     for (const artefato of task.artifacts) {
       const bloco = document.createElement('figure');
       bloco.className = 'artefato';
@@ -187,8 +206,6 @@ export class Painel {
       bloco.append(legenda, ...artefato.parts.map((parte) => desenharParte(parte, artefato.name || 'artefato')));
       this.resultado.append(bloco);
     }
-    this.resultado.tabIndex = -1;
-    this.resultado.focus();
   }
 
   /**
@@ -210,15 +227,10 @@ export class Painel {
       titulo.textContent = questao.message ?? chave;
       grupo.append(titulo);
       if (questao.mode === 'url' && questao.url) {
-        const ir = document.createElement('a');
-        ir.href = questao.url;
-        ir.target = '_blank';
-        ir.rel = 'noopener noreferrer';
-        ir.textContent = questao.url;
-        grupo.append(ir);
+        grupo.append(link(questao.url, questao.url));
         formularios.push([chave, undefined]);
       } else {
-        const formulario = formularioDe(questao.requestedSchema);
+        const formulario = formularioDe('requestedSchema' in questao ? questao.requestedSchema : undefined);
         grupo.append(...formulario.campos);
         formularios.push([chave, formulario]);
       }
@@ -227,25 +239,24 @@ export class Painel {
     const aviso = document.createElement('p');
     aviso.className = 'aviso';
     aviso.setAttribute('role', 'alert');
-    aviso.tabIndex = -1;
     aviso.textContent = erro ?? '';
     this.aberta = { chave: `${task.id} ${JSON.stringify(questoes)}`, aviso, form };
-    const todas = (action: string) => Object.fromEntries(questoes.map(([chave]) => [chave, { action }]));
-    const enviar = (inputResponses: Record<string, unknown>) => {
-      for (const um of form.querySelectorAll('button')) um.disabled = true;
+    const todas = (action: ElicitResult['action']): InputResponses => Object.fromEntries(questoes.map(([chave]) => [chave, { action }]));
+    const enviar = (inputResponses: InputResponses) => {
+      desligarBotoes(form);
       responder({ inputResponses });
     };
     const soUrl = formularios.every(([, formulario]) => formulario === undefined);
     form.addEventListener('submit', (evento) => {
       evento.preventDefault();
-      const respostas: Record<string, unknown> = {};
+      const respostas: InputResponses = {};
       for (const [chave, formulario] of formularios) {
         const lido = formulario?.ler() ?? { valores: undefined };
         if ('erro' in lido) {
           aviso.textContent = lido.erro;
           return;
         }
-        respostas[chave] = { action: 'accept', ...(lido.valores ? { content: lido.valores } : {}) };
+        respostas[chave] = { action: 'accept', ...(lido.valores ? { content: lido.valores as ElicitResult['content'] } : {}) };
       }
       enviar(respostas);
     });
@@ -265,8 +276,8 @@ export class Painel {
 
   /** A request the agent did not answer with a Task (network, HTTP or JSON-RPC error): said as it came. */
   falha(erro: unknown): void {
-    const frase = document.createElement('p');
-    frase.textContent = `O agente nao respondeu: ${erro instanceof Error ? erro.message : String(erro)}`;
-    this.resultado.replaceChildren(frase);
+    const p = document.createElement('p');
+    p.textContent = mensagemDeFalha(erro);
+    this.resultado.replaceChildren(p);
   }
 }

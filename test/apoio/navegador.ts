@@ -5,6 +5,7 @@
  * with CAPTURAS_DOS_DOCS=1, the ones the docs show are written to
  * docs/imagens/ too.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,4 +47,23 @@ export async function capturar(alvo: Page | Locator, nome: string, nosDocs = fal
     const path = new URL(`${nome}.png`, pasta).pathname;
     await ('goto' in alvo ? alvo.screenshot({ path, fullPage: true }) : alvo.screenshot({ path }));
   }
+}
+
+/**
+ * With AGENTE_TOKENS: opens the page, gives a token the agent does not
+ * know (its refusal is shown where the outcome goes), then `certo`.
+ * Returns the Token field.
+ */
+export async function entrarComToken(pagina: Page, url: string, certo: string): Promise<Locator> {
+  await pagina.goto(url);
+  const token = pagina.getByLabel('Token', { exact: true });
+  await token.fill(randomBytes(24).toString('base64url'));
+  await token.press('Enter');
+  await pagina
+    .getByRole('region', { name: 'Resultado' })
+    .getByText(/token desconhecido/)
+    .waitFor();
+  await token.fill(certo);
+  await token.press('Enter');
+  return token;
 }

@@ -25,6 +25,10 @@ const POLITICA = [
   // Images and audio of a Task's artifacts are drawn from their bytes, as data: URLs.
   "img-src 'self' data:",
   "media-src 'self' data:",
+  "object-src 'none'",
+  // No string ever becomes HTML or script on this page: the browser refuses it if any code tries.
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -73,28 +73,16 @@ export class FioMcp {
     return this.atual.run(taskId, passo);
   }
 
-  /** The Task whose step runs here, if any: a request whose answer arrives elsewhere (stdio) notes it when sent. */
+  /** The Task whose step runs in this async context, if any. */
   tarefaAtual(): string | undefined {
     return this.atual.getStore();
   }
 
-  /** An MCP exchange of a Task's step (by default, the step running here), answered, as noted. */
-  anotar(troca: Omit<Anotada, 'pedidoEm' | 'respostaEm'>, taskId = this.atual.getStore()): void {
-    this.guardar({ ...troca, pedidoEm: ++this.ordem, respostaEm: ++this.ordem }, taskId);
-  }
-
-  private guardar(anotada: Anotada, taskId: string | undefined): void {
+  /** An MCP exchange of the step running here, answered, as noted (the room server's client). */
+  anotar(troca: Omit<Anotada, 'pedidoEm' | 'respostaEm'>): void {
+    const taskId = this.atual.getStore();
     if (taskId === undefined) return;
-    const trocas = this.porTask.get(taskId) ?? [];
-    this.porTask.delete(taskId);
-    this.porTask.set(taskId, trocas);
-    trocas.push(anotada);
-    this.caracteres += tamanho(anotada);
-    if (trocas.length > TROCAS_POR_TASK) this.caracteres -= tamanho(trocas.shift() ?? anotada);
-    for (const [antiga] of this.porTask) {
-      if (this.caracteres <= LIMITE_DE_CARACTERES || antiga === taskId) break;
-      this.esquecer(antiga);
-    }
+    this.guardar(taskId, { ...troca, pedidoEm: ++this.ordem, respostaEm: ++this.ordem });
   }
 
   /**
@@ -102,12 +90,12 @@ export class FioMcp {
    * session, a call waits for the person's answer, which comes in a later
    * step); the function returned notes its answer in the same place.
    */
-  abrir(
+  anotarPedido(
     troca: Omit<Anotada, 'resposta' | 'ms' | 'pendente' | 'pedidoEm' | 'respostaEm'>,
     taskId: string,
   ): (resposta: string, ms: number) => void {
     const aberta: Anotada = { ...troca, resposta: '', ms: 0, pendente: true, pedidoEm: ++this.ordem };
-    this.guardar(aberta, taskId);
+    this.guardar(taskId, aberta);
     return (resposta, ms) => {
       const trocas = this.porTask.get(taskId);
       const onde = trocas?.indexOf(aberta) ?? -1;
@@ -116,7 +104,32 @@ export class FioMcp {
       const concluida = { ...troca, resposta, ms, pedidoEm: aberta.pedidoEm, respostaEm: ++this.ordem };
       trocas[onde] = concluida;
       this.caracteres += tamanho(concluida) - tamanho(aberta);
+      this.conter(taskId);
     };
+  }
+
+  /** The Task's list, moved to the end of the order of use. */
+  private daTask(taskId: string): Anotada[] {
+    const trocas = this.porTask.get(taskId) ?? [];
+    this.porTask.delete(taskId);
+    return trocas;
+  }
+
+  private guardar(taskId: string, anotada: Anotada): void {
+    const trocas = this.daTask(taskId);
+    this.porTask.set(taskId, trocas);
+    trocas.push(anotada);
+    this.caracteres += tamanho(anotada);
+    if (trocas.length > TROCAS_POR_TASK) this.caracteres -= tamanho(trocas.shift() ?? anotada);
+    this.conter(taskId);
+  }
+
+  /** Past the limit, the Tasks used longest ago go first (never the one being noted). */
+  private conter(taskId: string): void {
+    for (const [antiga] of this.porTask) {
+      if (this.caracteres <= LIMITE_DE_CARACTERES || antiga === taskId) break;
+      this.esquecer(antiga);
+    }
   }
 
   /** The Task's exchanges, oldest first, sealed (none kept: empty). Whose Task it is, the caller checks against the Task store. */

@@ -18,11 +18,11 @@ import {
 import { Readable } from 'node:stream';
 import { REVISAO_MCP } from 'compartilhado/contrato';
 import { Agent, request, type Dispatcher } from 'undici';
-import { campos, camposDoPedidoMcp } from 'compartilhado/log';
+import { campos, camposDoPedidoMcp, desfechoDoResultado } from 'compartilhado/log';
 import { vaoAtual } from 'compartilhado/telemetria';
 import { recusouCredenciais, type ConexaoMcp, type Era, type OpcoesDaChamada, type ResultadoDaFerramenta } from './conexao.js';
 import { ondeDaUrl } from './descricao.js';
-import { desfechoDoResultado, type Log } from './registro.js';
+import type { Log } from './registro.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
 
 export const CLIENTE = { name: 'agente-central-de-salas', version: '1.0.0' } as const;

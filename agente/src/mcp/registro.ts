@@ -18,7 +18,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { campos, camposDoPedidoMcp, objeto } from 'compartilhado/log';
+import { campos, camposDoPedidoMcp, desfechoDoResultado, objeto } from 'compartilhado/log';
 
 export type Log = (linha: string) => void;
 
@@ -27,7 +27,7 @@ export interface FioDasTasks {
   /** The Task whose step runs in this async context, if any. */
   tarefaAtual(): string | undefined;
   /** Notes a request as it goes; the function returned notes its answer. */
-  abrir(troca: { pedido: string; servidor: string; sentido?: 'recebida' }, taskId: string): (resposta: string, ms: number) => void;
+  anotarPedido(troca: { pedido: string; servidor: string; sentido?: 'recebida' }, taskId: string): (resposta: string, ms: number) => void;
 }
 
 /** A request sent or received, waiting for its answer to write its line. */
@@ -36,17 +36,6 @@ interface Pendente {
   readonly campos: Record<string, unknown>;
   /** For the Fio: the Task whose step it belongs to, and how to note the answer there. */
   readonly daTask?: { readonly taskId: string; readonly responder: (resposta: string, ms: number) => void };
-}
-
-/**
- * A result's outcome as a line says it: an elicitation's action, or its
- * resultType (complete when it names none: a 2025 result, a list, a read),
- * and isError.
- */
-export function desfechoDoResultado(valor: unknown): string {
-  const resultado = objeto(valor);
-  const tipo = [resultado?.action, resultado?.resultType].find((campo) => typeof campo === 'string') ?? 'complete';
-  return `${tipo}${resultado?.isError === true ? ' isError' : ''}`;
 }
 
 /** An answer's outcome: the error code, or the result's. */
@@ -68,7 +57,7 @@ export function registrar(
   transporte: Transport,
   rotulo: Readonly<Record<string, unknown>>,
   log: Log,
-  console?: { readonly fio: FioDasTasks; readonly servidor: string },
+  noFio?: { readonly fio: FioDasTasks; readonly servidor: string },
 ): (era: string) => void {
   const nossos = new Map<RequestId, Pendente>();
   const deles = new Map<RequestId, Pendente>();
@@ -79,16 +68,17 @@ export function registrar(
     pendentes.delete(id);
     const ms = performance.now() - pendente.comeco;
     log(`${seta} ${campos({ ...rotulo, ...pendente.campos, resultado })} ${ms.toFixed(1)}ms`);
-    pendente.daTask?.responder(resposta ? JSON.stringify(resposta) : JSON.stringify({ resultado }), ms);
+    // No answer came (cancelled, failed, closed): the agent's note, not a body the server sent.
+    pendente.daTask?.responder(resposta ? JSON.stringify(resposta) : `(sem resposta do servidor: ${resultado})`, ms);
   };
   /**
-   * The Task of a request: the step running here, or, for a server's
-   * request that arrives outside it (over stdio), the one Task whose call
-   * is waiting on this transport.
+   * The Task of a request: ours, the step running here; the server's, the
+   * one Task whose call is waiting on this transport (a stream's callbacks
+   * keep the async context of whoever opened it, which may be another
+   * Task's step: never read for the server's requests).
    */
   const taskDe = (pendentes: Map<RequestId, Pendente>): string | undefined => {
-    const daqui = console?.fio.tarefaAtual();
-    if (daqui !== undefined || pendentes === nossos) return daqui;
+    if (pendentes === nossos) return noFio?.fio.tarefaAtual();
     const esperando = new Set([...nossos.values()].flatMap(({ daTask }) => (daTask ? [daTask.taskId] : [])));
     return esperando.size === 1 ? [...esperando][0] : undefined;
   };
@@ -97,8 +87,8 @@ export function registrar(
     const taskId = taskDe(pendentes);
     const sentido = pendentes === deles ? { sentido: 'recebida' as const } : {};
     const daTask =
-      console && taskId !== undefined
-        ? { taskId, responder: console.fio.abrir({ pedido: JSON.stringify(mensagem), servidor: console.servidor, ...sentido }, taskId) }
+      noFio && taskId !== undefined
+        ? { taskId, responder: noFio.fio.anotarPedido({ pedido: JSON.stringify(mensagem), servidor: noFio.servidor, ...sentido }, taskId) }
         : undefined;
     pendentes.set(mensagem.id, { comeco: performance.now(), campos: camposDoPedidoMcp(mensagem), ...(daTask ? { daTask } : {}) });
   };
