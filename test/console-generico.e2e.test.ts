@@ -202,6 +202,13 @@ describe('the console for any MCP server (server-everything), in Chromium', () =
       .waitFor();
     await esperarEstado(pagina, 'TASK_STATE_CANCELED');
     assert.equal(await pagina.getByRole('button', { name: 'Cancelar tarefa', exact: true }).isVisible(), false);
+    // The stream began first and ended last: drawn above the CancelTask sent while it ran, with the call it made inside it.
+    const passos = pagina.getByRole('list', { name: 'Fio' }).locator('> li.troca.a2a');
+    assert.deepEqual(
+      (await passos.locator('> p').allTextContents()).map((titulo) => titulo.split(' ')[1]),
+      ['SendStreamingMessage', 'CancelTask'],
+    );
+    assert.match((await passos.first().locator('li.troca.mcp > p').allTextContents()).join('\n'), /^MCP tools\/call /);
     await capturar(pagina, 'generico-cancelada');
   });
 

@@ -112,8 +112,14 @@ export class Fio {
   mostrar(troca: TrocaDaPagina): void {
     if (this.passo?.pausou && troca.inicio !== undefined) this.lista.append(this.vao((troca.inicio - this.passo.fim) / 1000));
     const { item, dentro } = this.item(troca, 0, 1);
-    this.lista.append(item);
-    this.passo = { dentro, fim: (troca.inicio ?? 0) + troca.ms, pausou: false };
+    // Drawn when it ends, placed where it began: a stream that ends after the CancelTask sent during it goes above it.
+    const inicio = troca.inicio ?? performance.now();
+    item.dataset.inicio = String(inicio);
+    const depois = [...this.lista.querySelectorAll<HTMLLIElement>(':scope > li.troca.a2a')].find(
+      (outro) => Number(outro.dataset.inicio) > inicio,
+    );
+    this.lista.insertBefore(item, depois ?? null);
+    this.passo = { dentro, fim: inicio + troca.ms, pausou: false };
   }
 
   /**
