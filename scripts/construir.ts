@@ -57,7 +57,7 @@ export async function construir(): Promise<void> {
       format: 'esm',
       target: 'node22',
       // Native or optional: loaded from node_modules at run time.
-      external: ['better-sqlite3', 'pg-native'],
+      external: ['better-sqlite3', 'pg-native', 'grpc-health-check'],
       banner: { js: REQUIRE },
       write: false,
       logLevel: 'warning',

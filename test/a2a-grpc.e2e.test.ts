@@ -12,7 +12,17 @@ import { createServer } from 'node:http';
 import { SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import { Client as ClienteGrpc, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import {
+  Client as ClienteGrpc,
+  credentials,
+  loadPackageDefinition,
+  Metadata,
+  status as Status,
+  type ChannelCredentials,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadSync as carregarProto } from '@grpc/proto-loader';
+import { protoPath } from 'grpc-health-check';
 import { escutar } from 'compartilhado/processo';
 import * as z from 'zod';
 import { EXTENSAO_CONTA } from '../agente/src/a2a/estendido.js';
@@ -86,6 +96,23 @@ const Card = z.object({
 
 /** The agent's variables for gRPC on a free port. */
 const COM_GRPC = { AGENTE_GRPC_PORTA: '0' };
+
+/** The client grpc-js builds from grpc-health-check's own health.proto. */
+interface SaudeGrpc {
+  grpc: {
+    health: {
+      v1: {
+        Health: new (
+          alvo: string,
+          credenciais: ChannelCredentials,
+        ) => {
+          Check(pedido: { service: string }, feito: (erro: ServiceError | null, resposta: { status: string }) => void): void;
+          close(): void;
+        };
+      };
+    };
+  };
+}
 
 describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
   const processos = ambosOsProcessos(segredoDeTeste(), COM_GRPC);
@@ -318,6 +345,22 @@ describe('gRPC with AGENTE_TOKENS', () => {
       /metodo=GetTask id=- task=- estado="erro UNAUTHENTICATED" trace=- recusa="token desconhecido" grpc=UNAUTHENTICATED/,
     );
     assert.ok(!processos.agente.linhas.some((linha) => linha.includes(ANA) || linha.includes(BIA)), 'no token in any log line');
+  });
+
+  it('the standard health service (grpc.health.v1) answers SERVING without a token, for the server and for the A2A service', async () => {
+    const { Health } = (loadPackageDefinition(carregarProto(protoPath, { keepCase: true, enums: String })) as unknown as SaudeGrpc).grpc
+      .health.v1;
+    const saude = new Health(enderecoGrpc(processos.agente), credentials.createInsecure());
+    try {
+      for (const service of ['', 'lf.a2a.v1.A2AService']) {
+        const resposta = await new Promise<{ status: string }>((resolver, rejeitar) => {
+          saude.Check({ service }, (erro, lida) => (erro ? rejeitar(erro) : resolver(lida)));
+        });
+        assert.equal(resposta.status, 'SERVING', service || '(o servidor)');
+      }
+    } finally {
+      saude.close();
+    }
   });
 
   it("another identity's Task is NOT_FOUND, exactly as one that never existed; its owner finishes it over JSON-RPC", async () => {

@@ -32,6 +32,7 @@ import { encerrarFluxos, idsNosEventos } from './http/sse.js';
 import { Avisos } from './push/avisos.js';
 import { apresentarAgente } from './http/vaos.js';
 import { entradaDoAgente } from './http/iniciando.js';
+import { servirSaude } from './http/saude.js';
 import { anotarAcesso, codigoNaResposta, errosDoPedido, pedidoAceitavel, registrarRequisicoes, responderErro } from './http/http.js';
 import { comDesfechoRegistrado } from './http/desfecho.js';
 import { Catalogo, fontesDe } from './mcp/catalogo.js';
@@ -129,6 +130,15 @@ async function montarApp(
   app.disable('x-powered-by');
   app.set('json replacer', codigoNaResposta);
   app.use(registrarRequisicoes(log));
+  // Ready once built: the catalog is loaded and the migrations ran; the store must still answer now.
+  app.use(
+    servirSaude(() =>
+      armazenamento.pausas.total().then(
+        () => undefined,
+        () => 'banco de Tasks inacessivel',
+      ),
+    ),
+  );
   app.use((_req, res, next) => {
     res.set('Link', LINKS);
     next();

@@ -36,6 +36,11 @@ export class Agenda {
     return this.reservas.descricao;
   }
 
+  /** Readiness: the bookings store answers a query now. */
+  alcancavel(): Promise<void> {
+    return this.reservas.alcancavel();
+  }
+
   validar(pedido: Pedido): Validacao {
     return validar(this.politica, this.salas, pedido);
   }

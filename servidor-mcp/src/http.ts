@@ -17,6 +17,7 @@ import { lerJson, problemaNoJson } from 'compartilhado/json';
 import { campo, campos, camposDoPedidoMcp, objeto, resultadoJsonRpc } from 'compartilhado/log';
 import { toNodeHandler, type NodeServerResponseLike } from '@modelcontextprotocol/node';
 import { responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
+import { responderSaude, type Prontidao } from 'compartilhado/saude';
 import type { Vao } from 'compartilhado/telemetria';
 import { abrirVaoDoServidorMcp, encerrarVaoMcp, type Conhecidos } from 'compartilhado/telemetria/mcp';
 import type { Acesso } from './acesso.js';
@@ -212,17 +213,19 @@ function resumo(pedido: unknown, registro: Registro): string {
 /** The answer's JSON-RPC message: the body, or a stream's last event. */
 const ultimaMensagem = (corpo: string): string => /(?:^|\n)data: (.*)\n*$/.exec(corpo)?.[1] ?? corpo;
 
-/** Public JSON documents served beside /mcp (path -> body) with CORS, and the Link header announcing them. */
+/** What is served beside /mcp to anyone: JSON documents (path -> body) with CORS, the Link header announcing them, and health. */
 export interface Publicos {
   readonly documentos: ReadonlyMap<string, string>;
   readonly link: string;
+  /** For GET /readyz: why the server cannot serve now (compartilhado/saude). */
+  readonly pronto: Prontidao;
 }
 
 export function criarAtendimento(
   handler: McpHttpHandler,
   limiteDoCorpo: number,
   log: (linha: string) => void,
-  { documentos, link }: Publicos,
+  { documentos, link, pronto }: Publicos,
   origem: RegraDeOrigem,
   conhecidos: Conhecidos,
   acesso?: Acesso,
@@ -243,6 +246,11 @@ export function criarAtendimento(
           .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
           .end(req.method === 'GET' ? documento : undefined);
         return void (registro.status = 200);
+      }
+      const saude = await responderSaude(req.method, caminho, pronto);
+      if (saude) {
+        res.writeHead(saude.status, saude.headers).end(req.method === 'GET' ? saude.corpo : undefined);
+        return Object.assign(registro, { status: saude.status, corpo: saude.corpo });
       }
       if (caminho !== CAMINHO)
         return Object.assign(registro, responderErro(res, 404, ProtocolErrorCode.InvalidRequest, `Nada aqui: o endpoint MCP e ${CAMINHO}`));

@@ -38,7 +38,15 @@ executarProcesso('servidor-mcp', async () => {
     handler,
     config.limiteDoCorpoBytes,
     log,
-    { documentos, link: LINK_DO_SERVER_CARD },
+    {
+      documentos,
+      link: LINK_DO_SERVER_CARD,
+      pronto: () =>
+        agenda.alcancavel().then(
+          () => undefined,
+          () => 'banco de reservas inacessivel',
+        ),
+    },
     origem,
     conhecidos,
     acesso,

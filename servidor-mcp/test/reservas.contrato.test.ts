@@ -76,6 +76,13 @@ for (const [nome, abrir] of motores) {
     );
 
     it(
+      'is reachable when it answers a query (readiness)',
+      comReservas(async (reservas) => {
+        await reservas.alcancavel();
+      }),
+    );
+
+    it(
       'sees the same instant written with another offset as a conflict',
       comReservas(async (reservas) => {
         const achadas = await reservas.conflitos('sala-garagem', intervalo('2026-11-03T17:00:00Z', '2026-11-03T18:00:00Z'));

@@ -21,6 +21,7 @@ import type { A2ARequestHandler, ServerCallContextBuilder } from '@a2a-js/sdk/se
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { buildGrpcErrorMetadata } from '@a2a-js/sdk/errors/grpc';
+import { HealthImplementation } from 'grpc-health-check';
 import {
   ResponderBuilder,
   Server,
@@ -81,8 +82,14 @@ const SERVICO: ServiceDefinition = Object.fromEntries(
 const valores = (metadados: Metadata | undefined, chave: string): string[] =>
   (metadados?.get(chave) ?? []).map((valor) => valor.toString());
 
+/** The standard gRPC health service (grpc.health.v1), as orchestrators' gRPC probes ask it: no token, as /healthz and /readyz. */
+const SAUDE = '/grpc.health.v1.Health/';
+/** The A2A service's name, as a health check names it. */
+const SERVICO_A2A = 'lf.a2a.v1.A2AService';
+
 function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
   return (metodo, chamada) => {
+    if (metodo.path.startsWith(SAUDE)) return new ServerInterceptingCall(chamada);
     const comeco = performance.now();
     const registro: Registro = {};
     // A client's cancel ends what its call follows (a subscribed Task), as a closed HTTP response does.
@@ -164,6 +171,12 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
 /** The gRPC listener on the agent's host, bound now so the card can name its port; A2A is served once `servir` is called. */
 export async function escutarGrpc(host: string, porta: number, opcoes: Opcoes): Promise<ServidorGrpc> {
   const servidor = new Server({ interceptors: [interceptar(opcoes)], 'grpc.max_receive_message_length': opcoes.limiteBytes });
+  // Not serving until the agent has started (servir), nor once it drains (fechar); '' is the whole server.
+  const saude = new HealthImplementation({ '': 'NOT_SERVING', [SERVICO_A2A]: 'NOT_SERVING' });
+  saude.addToServer(servidor);
+  const servindo = (status: 'SERVING' | 'NOT_SERVING') => {
+    for (const nome of ['', SERVICO_A2A]) saude.setStatus(nome, status);
+  };
   const emUrl = isIPv6(host) ? `[${host}]` : host;
   const ligada = await new Promise<number>((resolver, rejeitar) => {
     servidor.bindAsync(`${emUrl}:${String(porta)}`, ServerCredentials.createInsecure(), (erro, escolhida) => {
@@ -178,9 +191,11 @@ export async function escutarGrpc(host: string, porta: number, opcoes: Opcoes): 
       const userBuilder = (chamada: { readonly metadata: Metadata }) =>
         opcoes.portaria.usuarioDe(valores(chamada.metadata, 'authorization'));
       servidor.addService(SERVICO, grpcService({ requestHandler, userBuilder, contextBuilder }));
+      servindo('SERVING');
     },
     fechar: () =>
       new Promise((resolver) => {
+        servindo('NOT_SERVING');
         servidor.tryShutdown(() => resolver());
       }),
   };

@@ -12,6 +12,7 @@ import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import express from 'express';
 import { CAMINHO_A2A } from '../a2a/card.js';
 import { bindingDoCaminho, codigoNaResposta, errosDoPedido, registrarRequisicoes, responderErro } from './http.js';
+import { servirSaude } from './saude.js';
 
 /** Seconds a client waits before asking again: what is left of a start is mostly shorter. */
 const ESPERA_S = 1;
@@ -30,6 +31,7 @@ export function entradaDoAgente(log: (linha: string) => void, limiteDoCorpoBytes
   iniciando.disable('x-powered-by');
   iniciando.set('json replacer', codigoNaResposta);
   iniciando.use(registrarRequisicoes(log));
+  iniciando.use(servirSaude(() => Promise.resolve('iniciando: banco de Tasks e servidores MCP')));
   // The body is read for its id alone: the JSON-RPC error answers under it.
   iniciando.use(CAMINHO_A2A, express.json({ limit: limiteDoCorpoBytes, strict: false }));
   iniciando.use((req, res) => {

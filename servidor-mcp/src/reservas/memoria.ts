@@ -65,6 +65,10 @@ export class ReservasEmMemoria implements Reservas {
     return Promise.resolve(this.chaves.get(chave));
   }
 
+  alcancavel(): Promise<void> {
+    return Promise.resolve();
+  }
+
   fechar(): Promise<void> {
     return Promise.resolve();
   }

@@ -194,6 +194,10 @@ export class ReservasNoPostgres implements Reservas {
     this.gravando = false;
   }
 
+  async alcancavel(): Promise<void> {
+    await this.consultar('alcancavel', 'SELECT 1', []);
+  }
+
   fechar(): Promise<void> {
     return this.pool.end();
   }

@@ -27,6 +27,8 @@ export interface Reservas {
   inserir(dados: DadosDaReserva, intervalo: Intervalo, chave?: string): Promise<Insercao>;
   /** The booking stored under `chave`, if any. */
   porChave(chave: string): Promise<Reserva | undefined>;
+  /** Resolves when the store answers a query now (readiness); rejects with ReservasIndisponiveis when it cannot. */
+  alcancavel(): Promise<void>;
   /** What the start-up line says about where bookings are (never a password). */
   readonly descricao: string;
   fechar(): Promise<void>;

@@ -1,0 +1,127 @@
+/**
+ * GET /healthz and /readyz on both processes (compartilhado/saude), as an
+ * orchestrator's probes ask them: live while the process runs; ready only
+ * while it can serve. The agent is not ready while it starts (a stdio
+ * server that takes 3 s holds its catalog), and neither process is while
+ * its database is stopped; both are again once it is back. No token, and
+ * nothing in the body but a status and general words.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../scripts/processos.js';
+import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
+import { pastaTemporaria, portaLivre } from './apoio/ponte-generica.js';
+import { segredoDeTeste } from './apoio/processos.js';
+
+interface Saude {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  readonly corpo: { status: string; motivo?: string };
+}
+
+async function saude(base: string, caminho: '/healthz' | '/readyz'): Promise<Saude> {
+  const resposta = await fetch(new URL(caminho, base), { signal: AbortSignal.timeout(5_000) });
+  return { status: resposta.status, retryAfter: resposta.headers.get('retry-after'), corpo: (await resposta.json()) as Saude['corpo'] };
+}
+
+/** Asks until `aceitar` takes the answer (a state the process reaches by itself), within `ms`. */
+async function ate(base: string, caminho: '/healthz' | '/readyz', aceitar: (lida: Saude) => boolean, ms = 20_000): Promise<Saude> {
+  const limite = Date.now() + ms;
+  for (;;) {
+    const lida = await saude(base, caminho).catch(() => undefined);
+    if (lida && aceitar(lida)) return lida;
+    if (Date.now() > limite) throw new Error(`${caminho} nao chegou ao esperado: ${JSON.stringify(lida)}`);
+    await new Promise((resolver) => setImmediate(resolver));
+  }
+}
+
+describe('the agent while a configured stdio server takes 3 s to start', () => {
+  it('is live at once, not ready until its catalog is loaded, then ready; no token asked, HEAD too', async () => {
+    const pasta = pastaTemporaria();
+    const porta = await portaLivre();
+    const config = pasta.config({
+      lento: {
+        command: process.execPath,
+        args: ['--import', 'tsx', 'test/apoio/servidores/lento.ts'],
+        env: { MEMORY_FILE_PATH: join(pasta.caminho, 'grafo.jsonl') },
+      },
+    });
+    const iniciado = iniciar(ARQUIVO_DO_AGENTE, {
+      AGENTE_PORT: String(porta),
+      AGENTE_MCP_CONFIG: config,
+      AGENTE_TOKENS: `ana:${randomBytes(24).toString('base64url')}`,
+    });
+    const base = `http://127.0.0.1:${String(porta)}`;
+    try {
+      // The first answer, as soon as the port accepts: the store and the slow server are still being opened.
+      const iniciando = await ate(base, '/readyz', () => true);
+      assert.deepEqual(iniciando, {
+        status: 503,
+        retryAfter: '1',
+        corpo: { status: 'indisponivel', motivo: 'iniciando: banco de Tasks e servidores MCP' },
+      });
+      assert.deepEqual(await saude(base, '/healthz'), { status: 200, retryAfter: null, corpo: { status: 'vivo' } });
+
+      const agente = await iniciado;
+      assert.deepEqual(await saude(base, '/readyz'), { status: 200, retryAfter: null, corpo: { status: 'pronto' } });
+      const cabeca = await fetch(new URL('/readyz', base), { method: 'HEAD' });
+      assert.equal(cabeca.status, 200);
+      assert.equal(await cabeca.text(), '');
+      await agente.esperarLinha(/^GET \/readyz .*http=503 /);
+      await agente.esperarLinha(/^GET \/readyz .*http=200 /);
+    } finally {
+      await (await iniciado.catch(() => undefined))?.parar();
+      pasta.apagar();
+    }
+  });
+});
+
+describe('both processes on PostgreSQL, the database stopped and started again', () => {
+  let postgres: Postgres | undefined;
+  let mcp: Processo | undefined;
+  let agente: Processo | undefined;
+  before(async () => {
+    postgres = await iniciarPostgres();
+    const segredo = segredoDeTeste();
+    mcp = await iniciar(ARQUIVO_DO_MCP, {
+      MCP_PORT: '0',
+      REQUEST_STATE_SECRET: segredo,
+      RESERVAS_DB: await postgres.novoBanco('saude_reservas'),
+    });
+    agente = await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url, TASKS_DB: await postgres.novoBanco('saude_tasks') });
+  });
+  after(async () => {
+    await agente?.parar();
+    await mcp?.parar();
+    await postgres?.parar();
+  });
+
+  it('both ready; with the database stopped, both still live and not ready, saying which store in general words; ready again once it is back', async () => {
+    assert.ok(postgres && mcp && agente);
+    const bases = { agente: agente.url, mcp: new URL(mcp.url).origin };
+    for (const base of Object.values(bases)) {
+      assert.deepEqual((await saude(base, '/readyz')).corpo, { status: 'pronto' });
+      assert.deepEqual((await saude(base, '/healthz')).corpo, { status: 'vivo' });
+    }
+    await postgres.desligar();
+    try {
+      assert.deepEqual(await ate(bases.agente, '/readyz', ({ status }) => status === 503), {
+        status: 503,
+        retryAfter: '1',
+        corpo: { status: 'indisponivel', motivo: 'banco de Tasks inacessivel' },
+      });
+      assert.deepEqual(await ate(bases.mcp, '/readyz', ({ status }) => status === 503), {
+        status: 503,
+        retryAfter: '1',
+        corpo: { status: 'indisponivel', motivo: 'banco de reservas inacessivel' },
+      });
+      for (const base of Object.values(bases)) assert.equal((await saude(base, '/healthz')).status, 200, 'the process still runs');
+    } finally {
+      await postgres.ligar();
+    }
+    for (const base of Object.values(bases)) assert.equal((await ate(base, '/readyz', ({ status }) => status === 200)).status, 200);
+    await mcp.esperarLinha(/ GET \S*readyz .*http=503/);
+  });
+});
