@@ -9,10 +9,9 @@
  * starts listening: the first connection it accepts is already served.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../scripts/processos.js';
-import { pastaTemporaria, portaLivre } from './apoio/ponte-generica.js';
+import { pastaTemporaria, portaLivre, servidorLento } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
 
 const PRAZO_DA_RESPOSTA_MS = 1_000;
@@ -44,13 +43,7 @@ describe('the agent while a configured stdio server takes 3 s to start', () => {
   it('answers the card, a JSON-RPC call and an HTTP+JSON route within a second each, says it is starting, and logs each', async () => {
     const pasta = pastaTemporaria();
     const porta = await portaLivre();
-    const config = pasta.config({
-      lento: {
-        command: process.execPath,
-        args: ['--import', 'tsx', 'test/apoio/servidores/lento.ts'],
-        env: { MEMORY_FILE_PATH: join(pasta.caminho, 'grafo.jsonl') },
-      },
-    });
+    const config = pasta.config({ lento: servidorLento(pasta) });
     const iniciado = iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: String(porta), AGENTE_MCP_CONFIG: config });
     const base = `http://127.0.0.1:${String(porta)}`;
     try {

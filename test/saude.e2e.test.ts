@@ -8,11 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../scripts/processos.js';
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
-import { pastaTemporaria, portaLivre } from './apoio/ponte-generica.js';
+import { pastaTemporaria, portaLivre, servidorLento } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
 
 interface Saude {
@@ -41,13 +40,7 @@ describe('the agent while a configured stdio server takes 3 s to start', () => {
   it('is live at once, not ready until its catalog is loaded, then ready; no token asked, HEAD too', async () => {
     const pasta = pastaTemporaria();
     const porta = await portaLivre();
-    const config = pasta.config({
-      lento: {
-        command: process.execPath,
-        args: ['--import', 'tsx', 'test/apoio/servidores/lento.ts'],
-        env: { MEMORY_FILE_PATH: join(pasta.caminho, 'grafo.jsonl') },
-      },
-    });
+    const config = pasta.config({ lento: servidorLento(pasta) });
     const iniciado = iniciar(ARQUIVO_DO_AGENTE, {
       AGENTE_PORT: String(porta),
       AGENTE_MCP_CONFIG: config,

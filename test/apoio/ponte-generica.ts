@@ -120,6 +120,13 @@ export const memoria = (arquivo: string): ServidorNoArquivo => ({
 /** server-filesystem over stdio, allowed only into `pasta` (absolute; the agent offers no MCP roots, so the argument rules). */
 export const sistemaDeArquivos = (pasta: string): ServidorNoArquivo => ({ command: process.execPath, args: [FILESYSTEM, pasta] });
 
+/** The fixture test/apoio/servidores/lento.ts over stdio: server-memory that takes 3 s to serve, its graph in the folder. */
+export const servidorLento = (pasta: Pasta): ServidorNoArquivo => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', 'test/apoio/servidores/lento.ts'],
+  env: { MEMORY_FILE_PATH: join(pasta.caminho, 'grafo.jsonl') },
+});
+
 /** A temporary folder for one describe block: its config file, a memory graph, a SQLite TASKS_DB. */
 export interface Pasta {
   readonly caminho: string;
