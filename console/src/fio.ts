@@ -65,6 +65,9 @@ function daResposta(troca: Troca): string {
   return erro ? `erro ${String(erro.code)}` : desfechoDoResultado(resposta.result);
 }
 
+/** The A2A methods that make a step of a Task (the MCP requests the agent makes are drawn inside them). */
+const PASSOS = new Set(['SendMessage', 'SendStreamingMessage']);
+
 /** A request or an answer of an MCP exchange, at its place in the agent's order. */
 interface Evento {
   /** The exchange's place: its request's number. */
@@ -119,7 +122,8 @@ export class Fio {
       (outro) => Number(outro.dataset.inicio) > inicio,
     );
     this.lista.insertBefore(item, depois ?? null);
-    this.passo = { dentro, fim: inicio + troca.ms, pausou: false };
+    // Only a message is a step of the Task: a CancelTask answered after the stream it cut short holds none of its MCP calls.
+    if (PASSOS.has(troca.metodo)) this.passo = { dentro, fim: inicio + troca.ms, pausou: false };
   }
 
   /**
