@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 export const IMAGEM = 'localhost/a-ponte:1.0.0';
-export const BASE = 'docker.io/library/node:22-bookworm-slim';
+const BASE = 'docker.io/library/node:22-bookworm-slim';
 const RAIZ_DO_DEBIAN = 'localhost/a-ponte-raiz:bookworm';
 const RAIZ = fileURLToPath(new URL('../', import.meta.url));
 
@@ -32,7 +32,7 @@ export function ambienteDoPodman(pasta: string): NodeJS.ProcessEnv {
   return { ...process.env, CONTAINERS_CONF: conf };
 }
 
-export const podman = (args: string[], env: NodeJS.ProcessEnv, opcoes: ExecFileSyncOptions = {}) =>
+const podman = (args: string[], env: NodeJS.ProcessEnv, opcoes: ExecFileSyncOptions = {}) =>
   execFileSync('podman', args, { env, stdio: 'inherit', ...opcoes });
 
 /** The stand-in base: Debian minbase, this Node.js, npm, and the machine's extra CA bundle when it has one (a TLS-inspecting proxy). */

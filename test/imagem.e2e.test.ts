@@ -21,6 +21,7 @@ import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { enviar, estado, mensagem, reservaDe, tarefa } from './apoio/a2a.js';
 import { portaLivre } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
+import { ate } from './apoio/saude.js';
 
 const pasta = mkdtempSync(join(tmpdir(), 'ponte-conteineres-'));
 const env = ambienteDoPodman(pasta);
@@ -47,16 +48,10 @@ async function rodar(nome: string, variaveis: Record<string, string>, comando: s
     ...comando,
   );
   const base = `http://127.0.0.1:${String(porta)}`;
-  const limite = Date.now() + 30_000;
-  for (;;) {
-    const pronto = await fetch(`${base}/readyz`).then(
-      (resposta) => resposta.ok,
-      () => false,
-    );
-    if (pronto) return base;
-    if (Date.now() > limite) throw new Error(`${nome} nao ficou pronto:\n${podman('logs', nome)}`);
-    await new Promise((resolver) => setImmediate(resolver));
-  }
+  await ate(base, '/readyz', ({ status }) => status === 200, 30_000).catch((erro: unknown) => {
+    throw new Error(`${nome} nao ficou pronto:\n${podman('logs', nome)}`, { cause: erro });
+  });
+  return base;
 }
 
 before(async () => {

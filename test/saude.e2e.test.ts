@@ -13,28 +13,7 @@ import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../sc
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { pastaTemporaria, portaLivre, servidorLento } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
-
-interface Saude {
-  readonly status: number;
-  readonly retryAfter: string | null;
-  readonly corpo: { status: string; motivo?: string };
-}
-
-async function saude(base: string, caminho: '/healthz' | '/readyz'): Promise<Saude> {
-  const resposta = await fetch(new URL(caminho, base), { signal: AbortSignal.timeout(5_000) });
-  return { status: resposta.status, retryAfter: resposta.headers.get('retry-after'), corpo: (await resposta.json()) as Saude['corpo'] };
-}
-
-/** Asks until `aceitar` takes the answer (a state the process reaches by itself), within `ms`. */
-async function ate(base: string, caminho: '/healthz' | '/readyz', aceitar: (lida: Saude) => boolean, ms = 20_000): Promise<Saude> {
-  const limite = Date.now() + ms;
-  for (;;) {
-    const lida = await saude(base, caminho).catch(() => undefined);
-    if (lida && aceitar(lida)) return lida;
-    if (Date.now() > limite) throw new Error(`${caminho} nao chegou ao esperado: ${JSON.stringify(lida)}`);
-    await new Promise((resolver) => setImmediate(resolver));
-  }
-}
+import { ate, saude } from './apoio/saude.js';
 
 describe('the agent while a configured stdio server takes 3 s to start', () => {
   it('is live at once, not ready until its catalog is loaded, then ready; no token asked, HEAD too', async () => {

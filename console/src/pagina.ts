@@ -56,3 +56,8 @@ export const botao = (texto: string, aoClicar: () => void): HTMLButtonElement =>
 export function desligarBotoes(raiz: ParentNode, desligados = true): void {
   for (const um of raiz.querySelectorAll('button')) um.disabled = desligados;
 }
+
+/** The focus to the first control of what changed (a form just shown, a refused answer): its first field, or, with `botoes`, a button if it has no field. */
+export function focarPrimeiro(raiz: ParentNode, botoes = true): void {
+  raiz.querySelector<HTMLElement>(botoes ? 'input, select, textarea, button' : 'input, select, textarea')?.focus();
+}

@@ -7,7 +7,7 @@
  */
 import type { AgentCard, AgentExtension } from '@a2a-js/sdk';
 import { formularioDe, type Formulario } from './formulario.js';
-import { desligarBotoes, elemento, estadoDe, modelo, textoDe } from './pagina.js';
+import { desligarBotoes, elemento, estadoDe, focarPrimeiro, modelo, textoDe } from './pagina.js';
 import type { Painel } from './tarefa.js';
 
 /** The card's extension that publishes each skill's MCP tool (agente/src/a2a/card.ts). */
@@ -47,7 +47,7 @@ export function montarSkills(onde: HTMLElement, card: AgentCard, ferramentas: Re
     campos.replaceChildren(...formulario.campos);
     aviso.textContent = '';
     secao.hidden = false;
-    form.querySelector<HTMLElement>('input, select, textarea, button')?.focus();
+    focarPrimeiro(form);
   };
 
   for (const skill of card.skills) {

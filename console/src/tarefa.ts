@@ -11,7 +11,7 @@ import type { Conexao } from './cliente.js';
 import type { Fio } from './fio.js';
 import { formularioDe, type Formulario } from './formulario.js';
 import { horaDe } from './horario.js';
-import { botao, dadosDe, desligarBotoes, elemento, estadoDe, frase, mensagemDeFalha, pedido, textoDe } from './pagina.js';
+import { botao, dadosDe, desligarBotoes, elemento, estadoDe, focarPrimeiro, frase, mensagemDeFalha, pedido, textoDe } from './pagina.js';
 import { desenharParte, link } from './partes.js';
 
 /** What a profile draws its own way; what it leaves undefined, the panel draws for any server. */
@@ -179,14 +179,14 @@ export class Painel {
       this.fio.pausou();
       // Refused: the reason is announced (role alert) and the focus goes back to the form's first field.
       if (this.mesmaPergunta(task)) {
-        this.aberta?.form.querySelector<HTMLElement>('input, select, textarea')?.focus();
+        if (this.aberta) focarPrimeiro(this.aberta.form, false);
         return;
       }
       const responder = (dados: object) => void this.passo(dados, task.id);
       this.aberta = undefined;
       const propria = this.vista.pergunta?.(task, responder);
       this.pergunta.replaceChildren(propria ?? this.perguntas(task, responder));
-      this.pergunta.querySelector<HTMLElement>('input, select, textarea, button')?.focus();
+      focarPrimeiro(this.pergunta);
       return;
     }
     this.pergunta.replaceChildren();
