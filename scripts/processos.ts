@@ -38,12 +38,14 @@ export interface Opcoes {
    * in this same process (the floors, which log nothing, would not pay it).
    */
   readonly soAtePronto?: boolean;
+  /** Told each line as it arrives, from the first: what a process says before it is ready. */
+  readonly aoLer?: (linha: string) => void;
 }
 
 export async function iniciar(
   arquivo: string,
   env: Record<string, string>,
-  { prefixo, ms = 20_000, argumentos = [], sinal, soAtePronto = false }: Opcoes = {},
+  { prefixo, ms = 20_000, argumentos = [], sinal, soAtePronto = false, aoLer }: Opcoes = {},
 ): Promise<Processo> {
   // The processes run as users run them: the compiled bundles. Fixtures written in TypeScript go through tsx.
   if (arquivo === ARQUIVO_DO_MCP || arquivo === ARQUIVO_DO_AGENTE) await construirSePreciso();
@@ -62,6 +64,7 @@ export async function iniciar(
     resto = completas.pop() ?? '';
     linhas.push(...completas);
     if (prefixo) for (const linha of completas) process.stderr.write(`${prefixo} ${linha}\n`);
+    if (aoLer) for (const linha of completas) aoLer(linha);
     for (const ouvinte of ouvintes) ouvinte();
   };
   filho.stderr.on('data', receber);

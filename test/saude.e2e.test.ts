@@ -97,3 +97,48 @@ describe('both processes on PostgreSQL, the database stopped and started again',
     await mcp.esperarLinha(/ GET \S*readyz .*http=503/);
   });
 });
+
+describe('both processes started while their PostgreSQL is still down, with DB_WAIT_SECONDS', () => {
+  it('each says it is waiting, and both serve once the database is up; no password in the lines', async () => {
+    const postgres = await iniciarPostgres();
+    const pendentes: Promise<Processo>[] = [];
+    try {
+      const reservas = await postgres.novoBanco('espera_reservas');
+      const tasks = await postgres.novoBanco('espera_tasks');
+      await postgres.desligar();
+      const esperando = (variavel: string) => {
+        let ver: (linha: string) => void = () => undefined;
+        const vista = new Promise<string>((resolver) => (ver = resolver));
+        return { vista, aoLer: (linha: string) => linha.startsWith(`${variavel}: `) && ver(linha) };
+      };
+      const [doMcp, doAgente] = [esperando('RESERVAS_DB'), esperando('TASKS_DB')];
+      const portaDoMcp = await portaLivre();
+      pendentes.push(
+        iniciar(
+          ARQUIVO_DO_MCP,
+          { MCP_PORT: String(portaDoMcp), REQUEST_STATE_SECRET: segredoDeTeste(), RESERVAS_DB: reservas, DB_WAIT_SECONDS: '60' },
+          { aoLer: doMcp.aoLer, ms: 60_000 },
+        ),
+        iniciar(
+          ARQUIVO_DO_AGENTE,
+          { AGENTE_PORT: '0', MCP_URL: `http://127.0.0.1:${String(portaDoMcp)}/mcp`, TASKS_DB: tasks, DB_WAIT_SECONDS: '60' },
+          { aoLer: doAgente.aoLer, ms: 60_000 },
+        ),
+      );
+      for (const [linha, url] of [
+        [await doMcp.vista, reservas],
+        [await doAgente.vista, tasks],
+      ] as const) {
+        assert.ok(linha.includes(`${url} ainda nao responde (`), linha);
+        assert.match(linha, /ECONNREFUSED.*; nova tentativa em \d+ ms$/);
+      }
+      await postgres.ligar();
+      const [mcp, agente] = await Promise.all(pendentes);
+      assert.ok(mcp && agente);
+      for (const base of [agente.url, new URL(mcp.url).origin]) assert.equal((await saude(base, '/readyz')).status, 200);
+    } finally {
+      for (const processo of await Promise.allSettled(pendentes)) if (processo.status === 'fulfilled') await processo.value.parar();
+      await postgres.parar();
+    }
+  });
+});

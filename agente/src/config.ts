@@ -2,6 +2,7 @@
 import { isIPv6 } from 'node:net';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta } from 'compartilhado/ambiente';
 import { ehTokenAceitavel, Identidades, TAMANHO_MINIMO_DO_TOKEN } from 'compartilhado/identidade';
+import { lerEsperaDoBanco } from 'compartilhado/espera';
 import { lerOrigens } from 'compartilhado/origem';
 import { lerChaveDoCard, type ChaveDoCard } from './a2a/assinatura.js';
 import { lerArquivoMcp, type ArquivoMcp } from './mcp/configuracao.js';
@@ -31,6 +32,8 @@ export interface Configuracao {
   readonly limiteDoCorpoBytes: number;
   /** TASKS_DB: a SQLite file or a postgres:// URL; undefined keeps Tasks in memory. */
   readonly banco: string | undefined;
+  /** DB_WAIT_SECONDS: how long a PostgreSQL TASKS_DB that does not answer yet is waited for at start. */
+  readonly esperaDoBancoMs: number;
   readonly maxTarefas: number;
   readonly maxPausadas: number;
   /** How long a paused Task waits for its answer: the MCP server's requestState lifetime. */
@@ -149,6 +152,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     console: lerInteiro(env, 'AGENTE_CONSOLE', 1, 0, 1) === 1,
     limiteDoCorpoBytes: 64 * 1024,
     banco: env.TASKS_DB || undefined,
+    esperaDoBancoMs: lerEsperaDoBanco(env),
     maxTarefas: lerInteiro(env, 'AGENTE_MAX_TASKS', 20_000, 1, 10_000_000),
     maxPausadas: lerInteiro(env, 'AGENTE_MAX_PAUSED', 10_000, 1, 10_000_000),
     validadeDaPausaMs: lerInteiro(env, 'AGENTE_PAUSE_TTL_SECONDS', 600, 60, 1800) * 1000,

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { ConfiguracaoInvalida, lerInteiro, lerPorta, lerUrlDoPostgres } from 'compartilhado/ambiente';
 import { Identidades } from 'compartilhado/identidade';
+import { lerEsperaDoBanco } from 'compartilhado/espera';
 import { lerOrigens } from 'compartilhado/origem';
 
 export interface Configuracao {
@@ -13,6 +14,8 @@ export interface Configuracao {
   readonly limiteDoCorpoBytes: number;
   /** RESERVAS_DB: bookings in PostgreSQL, shared by every server on it; undefined keeps them in memory. */
   readonly banco: string | undefined;
+  /** DB_WAIT_SECONDS: how long a RESERVAS_DB that does not answer yet is waited for at start. */
+  readonly esperaDoBancoMs: number;
   /** MCP_TOKENS: who may call /mcp; undefined means anyone (the course's default). */
   readonly identidades: Identidades | undefined;
   /** MCP_URL, with MCP_TOKENS: the public URL of /mcp, as clients reach it; undefined means the bound address. */
@@ -62,6 +65,7 @@ export function lerConfiguracao(env: NodeJS.ProcessEnv = process.env): Configura
     pastaDeDados: env.DADOS_DIR || fileURLToPath(new URL('../../dados/', import.meta.url)),
     limiteDoCorpoBytes: 64 * 1024,
     banco: lerUrlDoPostgres(env, 'RESERVAS_DB'),
+    esperaDoBancoMs: lerEsperaDoBanco(env),
     identidades,
     urlPublica: lerUrlPublica(env, host, identidades),
     origens: lerOrigens(env, 'MCP_ORIGENS'),

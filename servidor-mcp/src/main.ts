@@ -15,6 +15,8 @@ executarProcesso('servidor-mcp', async () => {
   const agenda = await abrirAgenda({
     pastaDeDados: config.pastaDeDados,
     banco: config.banco,
+    esperaDoBancoMs: config.esperaDoBancoMs,
+    log,
     aoPerderConexao: (erro) => log(`banco de reservas: conexao perdida (${erro.message}); a proxima consulta abre outra`),
   });
   const codec = criarCodec(config.segredo, config.validadeDoEstadoSegundos);

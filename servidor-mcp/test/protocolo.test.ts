@@ -665,6 +665,7 @@ describe('servidor-mcp start-up', () => {
       { REQUEST_STATE_TTL_SECONDS: '60' },
       /REQUEST_STATE_TTL_SECONDS=60: esperado um inteiro entre 300 e 1800/,
     ],
+    ['with a database wait past ten minutes', { DB_WAIT_SECONDS: '601' }, /DB_WAIT_SECONDS=601: esperado um inteiro entre 0 e 600/],
   ] as const) {
     it(`refuses to start ${caso}, naming the variable`, async () => {
       await assert.rejects(iniciarServidorMcp(env), padrao);

@@ -10,6 +10,7 @@ import type { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/s
 import type { Kysely } from 'kysely';
 import type { Motor } from './migracoes.js';
 import { urlSemSenha } from 'compartilhado/ambiente';
+import { esperarPostgres } from 'compartilhado/espera';
 import { observarPool, observarSqlite } from 'compartilhado/telemetria/banco';
 import { ExclusaoLocal, ExclusaoNoPostgres, type Exclusao } from './exclusao.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from './pausas.js';
@@ -46,6 +47,8 @@ export interface Juntas {
 export interface OpcoesDeArmazenamento {
   /** TASKS_DB: undefined for memory, a SQLite file path, or a postgres:// URL. */
   readonly banco: string | undefined;
+  /** How long a PostgreSQL that does not answer yet is waited for (0: not at all). */
+  readonly esperaDoBancoMs?: number;
   readonly maxTarefas: number;
   /** A connection the database dropped while idle (the agent keeps serving; the next query opens another). */
   readonly aoPerderConexao: (erro: Error) => void;
@@ -61,6 +64,7 @@ const ehPostgres = (banco: string) => /^postgres(ql)?:\/\//.test(banco);
 
 export async function abrirArmazenamento({
   banco,
+  esperaDoBancoMs = 0,
   maxTarefas,
   aoPerderConexao,
   aoEsquecer,
@@ -95,6 +99,7 @@ export async function abrirArmazenamento({
     { migrarTabelasDaPonte, migrarTabelasDoSdk },
   ] = await Promise.all([import('@a2a-js/sdk/server/database'), import('kysely'), import('./migracoes.js')]);
   if (ehPostgres(banco)) {
+    await esperarPostgres(banco, esperaDoBancoMs, 'TASKS_DB', log);
     await migrarTabelasDoSdk(banco);
     const { default: pg } = await import('pg');
     // Every connection listens for its own loss, idle or checked out (pg emits 'error' on a client no
