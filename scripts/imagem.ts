@@ -1,17 +1,20 @@
 /**
  * `npm run imagem`: builds the project's Containerfile here, with no
- * registry. The base image the Containerfile names
- * (docker.io/library/node:22-bookworm-slim) is made locally first, as a
- * stand-in with that exact name: Debian bookworm minbase from Debian's own
- * packages (mmdebstrap), Node.js from the npm registry's `node` package (the
- * binary this script runs on) and npm from the registry. Then the real
- * Containerfile is built against it with --pull=never, as a user builds it
- * with a registry. Needs podman, runc and mmdebstrap (`.ci/run` installs
- * them); podman runs with runc and no default ulimits, the only settings
- * this machine's cgroups accept (set in a private containers.conf).
+ * registry. The images it and compose.yaml name from Docker Hub are made
+ * locally first, as stand-ins with those exact names, on Debian bookworm
+ * minbase from Debian's own packages (mmdebstrap):
+ * docker.io/library/node:22-bookworm-slim with Node.js from the npm
+ * registry's `node` package (the binary this script runs on) and npm from
+ * the registry; docker.io/library/postgres:15-bookworm with Debian's
+ * PostgreSQL 15 and an entrypoint that does what compose.yaml asks of the
+ * official one (scripts/substitutos/postgres/). Then the real Containerfile
+ * is built with --pull=never, as a user builds it with a registry. Needs
+ * podman, runc and mmdebstrap (`.ci/run` installs them); podman runs with
+ * runc and no default ulimits, the only settings this machine's cgroups
+ * accept (set in a private containers.conf).
  *
- *   npm run imagem                 # a-ponte:1.0.0
- *   npm run imagem -- --base-pronta  # reuse a stand-in base built before
+ *   npm run imagem                   # a-ponte:1.0.0
+ *   npm run imagem -- --base-pronta  # reuse the stand-ins built before
  */
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,7 @@ import { parseArgs } from 'node:util';
 
 export const IMAGEM = 'localhost/a-ponte:1.0.0';
 const BASE = 'docker.io/library/node:22-bookworm-slim';
+export const POSTGRES = 'docker.io/library/postgres:15-bookworm';
 const RAIZ_DO_DEBIAN = 'localhost/a-ponte-raiz:bookworm';
 const RAIZ = fileURLToPath(new URL('../', import.meta.url));
 
@@ -35,8 +39,8 @@ export function ambienteDoPodman(pasta: string): NodeJS.ProcessEnv {
 const podman = (args: string[], env: NodeJS.ProcessEnv, opcoes: ExecFileSyncOptions = {}) =>
   execFileSync('podman', args, { env, stdio: 'inherit', ...opcoes });
 
-/** The stand-in base: Debian minbase, this Node.js, npm, and the machine's extra CA bundle when it has one (a TLS-inspecting proxy). */
-function construirBase(pasta: string, env: NodeJS.ProcessEnv): void {
+/** The stand-ins. The base: Debian minbase, this Node.js, npm, and the machine's extra CA bundle when it has one (a TLS-inspecting proxy). */
+function construirSubstitutos(pasta: string, env: NodeJS.ProcessEnv): void {
   const raiz = join(pasta, 'raiz.tar');
   execFileSync('mmdebstrap', ['--variant=minbase', '--include=ca-certificates', 'bookworm', raiz], { stdio: 'inherit' });
   podman(['import', raiz, RAIZ_DO_DEBIAN], env, { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -61,14 +65,16 @@ function construirBase(pasta: string, env: NodeJS.ProcessEnv): void {
     ].join('\n'),
   );
   podman(['build', '--pull=never', '--network=host', '-t', BASE, contexto], env);
+  const substituto = join(RAIZ, 'scripts', 'substitutos', 'postgres');
+  podman(['build', '--pull=never', '--network=host', '--build-arg', `RAIZ=${RAIZ_DO_DEBIAN}`, '-t', POSTGRES, substituto], env);
 }
 
-/** Builds the stand-in base (unless `basePronta`) and then the project's Containerfile; returns the image's name. */
+/** Builds the stand-ins (unless `basePronta`) and then the project's Containerfile; returns the image's name. */
 export function construirImagem({ basePronta = false } = {}): string {
   const pasta = mkdtempSync(join(tmpdir(), 'ponte-imagem-'));
   try {
     const env = ambienteDoPodman(pasta);
-    if (!basePronta) construirBase(pasta, env);
+    if (!basePronta) construirSubstitutos(pasta, env);
     // --format docker keeps the HEALTHCHECK (the OCI format has no field for it).
     podman(['build', '--format', 'docker', '--pull=never', '--network=host', '-t', IMAGEM, RAIZ], env);
     return IMAGEM;

@@ -1,67 +1,54 @@
 /**
- * The container image, built here from the project's Containerfile with no
- * registry (scripts/imagem.ts: a local stand-in for the base image, then
- * --pull=never), and run with podman: one MCP server and two agents from
- * the same image on one PostgreSQL (the test's, on loopback; the containers
- * share the host's network and listen on loopback only). The course's
- * conflict pauses on agent A; A is killed with `podman kill`; agent B
- * answers the paused Task and the booking is in PostgreSQL. Takes about
- * three minutes, most of it building (`.ci/run` installs podman, runc and
- * mmdebstrap).
+ * The container image and compose.yaml, built and run here with no
+ * registry (scripts/imagem.ts: local stand-ins for the node and postgres
+ * images, then the Containerfile with --pull=never). The image is checked
+ * as built; then `podman-compose up` brings up the whole topology of
+ * compose.yaml (PostgreSQL, two MCP servers, two agents) on free loopback
+ * ports: the course's conflict pauses on agent 1, agent 1 is killed with
+ * `podman kill`, agent 2 answers the paused Task through the other MCP
+ * server, and the booking is in PostgreSQL, once; then everything comes
+ * down. About three minutes, most of it building (`.ci/run` installs
+ * podman, runc, mmdebstrap and podman-compose).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, it } from 'node:test';
-import pg from 'pg';
 import { ambienteDoPodman, construirImagem, IMAGEM } from '../scripts/imagem.js';
-import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { enviar, estado, mensagem, reservaDe, tarefa } from './apoio/a2a.js';
 import { portaLivre } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
 import { ate } from './apoio/saude.js';
 
+const RAIZ = fileURLToPath(new URL('../', import.meta.url));
 const pasta = mkdtempSync(join(tmpdir(), 'ponte-conteineres-'));
-const env = ambienteDoPodman(pasta);
-const nomes: string[] = [];
-let postgres: Postgres | undefined;
+const PROJETO = `ponte-teste-${String(process.pid)}`;
+const env: NodeJS.ProcessEnv = {
+  ...ambienteDoPodman(pasta),
+  REQUEST_STATE_SECRET: segredoDeTeste(),
+  POSTGRES_PASSWORD: segredoDeTeste(),
+};
 
 const podman = (...args: string[]) => execFileSync('podman', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const compose = (...args: string[]) =>
+  execFileSync('podman-compose', ['-p', PROJETO, '-f', 'compose.yaml', ...args], { cwd: RAIZ, env, encoding: 'utf8', stdio: 'pipe' });
+/** podman-compose names a service's container <project>_<service>_1. */
+const conteiner = (servico: string) => `${PROJETO}_${servico}_1`;
 
-/** Runs one process of the image on the host's network, listening on a free loopback port; ready when its /readyz says so. */
-async function rodar(nome: string, variaveis: Record<string, string>, comando: string[] = []): Promise<string> {
-  const porta = await portaLivre();
-  const ehMcp = comando.some((parte) => parte.includes('servidor-mcp'));
-  const [host, chave] = ehMcp ? ['MCP_HOST', 'MCP_PORT'] : ['AGENTE_HOST', 'AGENTE_PORT'];
-  const definidas = { ...variaveis, [host]: '127.0.0.1', [chave]: String(porta) };
-  nomes.push(nome);
-  podman(
-    'run',
-    '-d',
-    '--name',
-    nome,
-    '--network=host',
-    ...Object.entries(definidas).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    IMAGEM,
-    ...comando,
-  );
-  const base = `http://127.0.0.1:${String(porta)}`;
-  await ate(base, '/readyz', ({ status }) => status === 200, 30_000).catch((erro: unknown) => {
-    throw new Error(`${nome} nao ficou pronto:\n${podman('logs', nome)}`, { cause: erro });
-  });
-  return base;
-}
-
-before(async () => {
+before(() => {
   construirImagem();
-  postgres = await iniciarPostgres();
 });
-after(async () => {
-  for (const nome of nomes) execFileSync('podman', ['rm', '-f', nome], { env, stdio: 'ignore' });
-  await postgres?.parar();
-  rmSync(pasta, { recursive: true, force: true });
+after(() => {
+  try {
+    compose('down', '-v');
+  } finally {
+    // podman-compose 1.0.3 leaves the project's network behind.
+    execFileSync('podman', ['network', 'rm', '-f', `${PROJETO}_default`], { env, stdio: 'ignore' });
+    rmSync(pasta, { recursive: true, force: true });
+  }
 });
 
 it('the image: a non-root user, a health check, no secret inside; the MCP server refuses to start without REQUEST_STATE_SECRET', () => {
@@ -81,38 +68,46 @@ it('the image: a non-root user, a health check, no secret inside; the MCP server
   assert.match(semSegredo, /REQUEST_STATE_SECRET/);
 });
 
-it('one MCP server and two agents from the image on PostgreSQL: paused on A, A killed, answered on B, booked once', async () => {
-  assert.ok(postgres);
-  const segredo = segredoDeTeste();
-  const reservas = await postgres.novoBanco('imagem_reservas');
-  const tasks = await postgres.novoBanco('imagem_tasks');
-  const mcp = await rodar('ponte-mcp', { REQUEST_STATE_SECRET: segredo, RESERVAS_DB: reservas }, ['node', 'servidor-mcp/dist/main.js']);
-  const agenteA = await rodar('ponte-agente-a', { MCP_URL: `${mcp}/mcp`, TASKS_DB: tasks });
-  const agenteB = await rodar('ponte-agente-b', { MCP_URL: `${mcp}/mcp`, TASKS_DB: tasks });
-  // The image's own health check, as the container engine runs it, passes on both processes.
-  for (const nome of ['ponte-mcp', 'ponte-agente-b']) podman('healthcheck', 'run', nome);
+it('compose.yaml with podman-compose: PostgreSQL, two MCP servers, two agents; paused on agent 1, agent 1 killed, answered on agent 2, booked once', async () => {
+  const portas = {
+    AGENTE_1_PORTA: await portaLivre(),
+    AGENTE_2_PORTA: await portaLivre(),
+    MCP_1_PORTA: await portaLivre(),
+    MCP_2_PORTA: await portaLivre(),
+  };
+  for (const [nome, porta] of Object.entries(portas)) env[nome] = String(porta);
+  compose('up', '-d');
+  const base = (porta: number) => `http://127.0.0.1:${String(porta)}`;
+  for (const porta of Object.values(portas)) {
+    await ate(base(porta), '/readyz', ({ status }) => status === 200, 90_000).catch((erro: unknown) => {
+      throw new Error(`a porta ${String(porta)} nao ficou pronta:\n${compose('logs')}`, { cause: erro });
+    });
+  }
+  // The health checks compose.yaml declares, as the container engine runs them, pass on every service.
+  for (const servico of ['postgres', 'mcp-1', 'mcp-2', 'agente-1', 'agente-2']) podman('healthcheck', 'run', conteiner(servico));
 
   const pausa = await enviar(
-    agenteA,
+    base(portas.AGENTE_1_PORTA),
     'reservar sala=sala-garagem inicio=2026-11-03T14:00:00-03:00 fim=2026-11-03T15:00:00-03:00 responsavel=Biff',
   );
   assert.equal(estado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagem(pausa));
   assert.equal(mensagem(pausa), 'alternativas: sala-fusca, sala-mirante');
-  podman('kill', 'ponte-agente-a');
+  podman('kill', conteiner('agente-1'));
 
-  const fim = await enviar(agenteB, 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
+  const fim = await enviar(base(portas.AGENTE_2_PORTA), 'escolha=sala-mirante', { taskId: tarefa(pausa).id });
   assert.equal(estado(fim), 'TASK_STATE_COMPLETED', mensagem(fim));
-  const reserva = reservaDe(fim);
-  assert.equal(reserva.sala, 'sala-mirante');
+  assert.equal(reservaDe(fim).sala, 'sala-mirante');
 
-  const cliente = new pg.Client({ connectionString: reservas });
-  await cliente.connect();
-  try {
-    const { rows } = await cliente.query<{ sala: string; responsavel: string }>(
-      "SELECT sala, responsavel FROM reservas WHERE responsavel = 'Biff'",
-    );
-    assert.deepEqual(rows, [{ sala: 'sala-mirante', responsavel: 'Biff' }]);
-  } finally {
-    await cliente.end();
-  }
+  const reservas = podman(
+    'exec',
+    conteiner('postgres'),
+    'psql',
+    '--username=ponte',
+    '--dbname=reservas',
+    '--tuples-only',
+    '--no-align',
+    '--command',
+    "SELECT sala || ' ' || responsavel FROM reservas WHERE responsavel = 'Biff'",
+  );
+  assert.equal(reservas, 'sala-mirante Biff');
 });
