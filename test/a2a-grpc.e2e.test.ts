@@ -12,21 +12,12 @@ import { createServer } from 'node:http';
 import { SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import {
-  Client as ClienteGrpc,
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  status as Status,
-  type ChannelCredentials,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { loadSync as carregarProto } from '@grpc/proto-loader';
-import { protoPath } from 'grpc-health-check';
+import { Client as ClienteGrpc, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { escutar } from 'compartilhado/processo';
 import * as z from 'zod';
 import { EXTENSAO_CONTA } from '../agente/src/a2a/estendido.js';
 import { a2a, tarefa } from './apoio/a2a.js';
+import { enderecoGrpc, saudeGrpc } from './apoio/saude.js';
 // In the order the tests first use them.
 import {
   clienteOficial,
@@ -43,7 +34,7 @@ import {
   configDePush,
 } from './apoio/cliente-a2a.js';
 import { leitor, rastro } from './apoio/fluxo-a2a.js';
-import { ambosOsProcessos, iniciarAgente, segredoDeTeste, type Processo } from './apoio/processos.js';
+import { ambosOsProcessos, iniciarAgente, segredoDeTeste } from './apoio/processos.js';
 
 const GET_TASK = A2AService.getTask.path;
 const NUNCA_EXISTIU = 'f0f0f0f0-0000-4000-8000-000000000000';
@@ -86,33 +77,12 @@ function chamarCru(endereco: string, metodo: string, bytes: Buffer, metadados: R
   });
 }
 
-/** The gRPC address the agent's start line names. */
-const enderecoGrpc = (agente: Processo) =>
-  /gRPC em (\S+?),/.exec(agente.linhas.find((linha) => linha.includes('ouvindo em')) ?? '')?.[1] ?? '';
-
 const Card = z.object({
   supportedInterfaces: z.array(z.object({ url: z.string(), protocolBinding: z.string(), protocolVersion: z.string() })),
 });
 
 /** The agent's variables for gRPC on a free port. */
 const COM_GRPC = { AGENTE_GRPC_PORTA: '0' };
-
-/** The client grpc-js builds from grpc-health-check's own health.proto. */
-interface SaudeGrpc {
-  grpc: {
-    health: {
-      v1: {
-        Health: new (
-          alvo: string,
-          credenciais: ChannelCredentials,
-        ) => {
-          Check(pedido: { service: string }, feito: (erro: ServiceError | null, resposta: { status: string }) => void): void;
-          close(): void;
-        };
-      };
-    };
-  };
-}
 
 describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
   const processos = ambosOsProcessos(segredoDeTeste(), COM_GRPC);
@@ -123,7 +93,7 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
 
   it('the card lists GRPC last, host:port of the start line; JSON-RPC stays first', async () => {
     const card = Card.parse(await (await fetch(new URL('/.well-known/agent-card.json', processos.agente.url))).json());
-    const endereco = enderecoGrpc(processos.agente);
+    const endereco = enderecoGrpc(processos.agente.linhas);
     assert.match(endereco, /^127\.0\.0\.1:\d+$/);
     assert.deepEqual(
       card.supportedInterfaces.map(({ protocolBinding, url }) => `${protocolBinding} ${url}`),
@@ -261,14 +231,14 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
     const nomeado = `test_create_push_config_${randomUUID()}`;
     const criada = await cliente.createTaskPushNotificationConfig({ ...configDePush(pausa.id, 'http://127.0.0.1:9/gancho'), id: nomeado });
     assert.equal(criada.id, nomeado, 'a push config id may be a name longer than a UUID');
-    const lixo = await chamarCru(enderecoGrpc(processos.agente), GET_TASK, Buffer.from([0xff, 0xff, 0xff]));
+    const lixo = await chamarCru(enderecoGrpc(processos.agente.linhas), GET_TASK, Buffer.from([0xff, 0xff, 0xff]));
     assert.deepEqual(lixo, { codigo: 'INVALID_ARGUMENT', mensagem: `Invalid params: a mensagem nao e o protobuf de ${GET_TASK}` });
     // Refused by grpc-js itself, before any handler: a message over the HTTP bindings' 64 KiB body limit, a method A2A has not.
     const grande = await statusDa(cliente.sendMessage(texto('x'.repeat(70_000))));
     assert.equal(grande.codigo, 'RESOURCE_EXHAUSTED');
     assert.match(grande.mensagem, /^Received message larger than max \(\d+ vs 65536\)$/);
     assert.equal(
-      (await chamarCru(enderecoGrpc(processos.agente), '/lf.a2a.v1.A2AService/Nada', OBTER_INEXISTENTE)).codigo,
+      (await chamarCru(enderecoGrpc(processos.agente.linhas), '/lf.a2a.v1.A2AService/Nada', OBTER_INEXISTENTE)).codigo,
       'UNIMPLEMENTED',
     );
     assert.equal(nomeDoEstado(await cliente.getTask({ id: pausa.id, tenant: '' })), 'TASK_STATE_COMPLETED', 'still serving');
@@ -276,8 +246,8 @@ describe('gRPC binding (AGENTE_GRPC_PORTA=0)', () => {
   });
 
   it('a call without a2a-version is 1.0, as on HTTP; a version the card does not declare is refused', async () => {
-    assert.equal((await chamarCru(enderecoGrpc(processos.agente), GET_TASK, OBTER_INEXISTENTE)).codigo, 'NOT_FOUND');
-    const antiga = await chamarCru(enderecoGrpc(processos.agente), GET_TASK, OBTER_INEXISTENTE, { 'a2a-version': '0.3' });
+    assert.equal((await chamarCru(enderecoGrpc(processos.agente.linhas), GET_TASK, OBTER_INEXISTENTE)).codigo, 'NOT_FOUND');
+    const antiga = await chamarCru(enderecoGrpc(processos.agente.linhas), GET_TASK, OBTER_INEXISTENTE, { 'a2a-version': '0.3' });
     assert.equal(antiga.codigo, 'FAILED_PRECONDITION');
     assert.match(antiga.mensagem, /'0\.3' is not supported/);
   });
@@ -339,7 +309,7 @@ describe('gRPC with AGENTE_TOKENS', () => {
       assert.equal(recusa.codigo, 'UNAUTHENTICATED');
       assert.match(recusa.mensagem, new RegExp(`Nao autenticado: ${falta.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     }
-    const umBom = await chamarCru(enderecoGrpc(processos.agente), GET_TASK, OBTER_INEXISTENTE, { authorization: `Bearer ${ANA}` });
+    const umBom = await chamarCru(enderecoGrpc(processos.agente.linhas), GET_TASK, OBTER_INEXISTENTE, { authorization: `Bearer ${ANA}` });
     assert.equal(umBom.codigo, 'NOT_FOUND', 'a good token passes, to an id that never existed');
     await processos.agente.esperarLinha(
       /metodo=GetTask id=- task=- estado="erro UNAUTHENTICATED" trace=- recusa="token desconhecido" grpc=UNAUTHENTICATED/,
@@ -348,19 +318,7 @@ describe('gRPC with AGENTE_TOKENS', () => {
   });
 
   it('the standard health service (grpc.health.v1) answers SERVING without a token, for the server and for the A2A service', async () => {
-    const { Health } = (loadPackageDefinition(carregarProto(protoPath, { keepCase: true, enums: String })) as unknown as SaudeGrpc).grpc
-      .health.v1;
-    const saude = new Health(enderecoGrpc(processos.agente), credentials.createInsecure());
-    try {
-      for (const service of ['', 'lf.a2a.v1.A2AService']) {
-        const resposta = await new Promise<{ status: string }>((resolver, rejeitar) => {
-          saude.Check({ service }, (erro, lida) => (erro ? rejeitar(erro) : resolver(lida)));
-        });
-        assert.equal(resposta.status, 'SERVING', service || '(o servidor)');
-      }
-    } finally {
-      saude.close();
-    }
+    assert.deepEqual(await saudeGrpc(enderecoGrpc(processos.agente.linhas), ['', 'lf.a2a.v1.A2AService']), ['SERVING', 'SERVING']);
   });
 
   it("another identity's Task is NOT_FOUND, exactly as one that never existed; its owner finishes it over JSON-RPC", async () => {
@@ -409,7 +367,7 @@ describe('gRPC: the extended card (AGENTE_TOKENS)', () => {
     assert.equal(conta?.params?.identidade, 'ana');
     assert.ok(card.supportedInterfaces.some((interface_) => interface_.protocolBinding === 'GRPC'));
     const bruto = A2AService.getExtendedAgentCard.requestSerialize({ tenant: '' });
-    const recusa = await chamarCru(enderecoGrpc(processos.agente), A2AService.getExtendedAgentCard.path, bruto);
+    const recusa = await chamarCru(enderecoGrpc(processos.agente.linhas), A2AService.getExtendedAgentCard.path, bruto);
     assert.deepEqual(recusa, { codigo: 'UNAUTHENTICATED', mensagem: 'Nao autenticado: falta o cabecalho Authorization: Bearer <token>' });
   });
 });

@@ -3,8 +3,9 @@
  * orchestrator's probes ask them: live while the process runs; ready only
  * while it can serve. The agent is not ready while it starts (a stdio
  * server that takes 3 s holds its catalog), and neither process is while
- * its database is stopped; both are again once it is back. No token, and
- * nothing in the body but a status and general words.
+ * its database is stopped (the agent's gRPC health service neither); both
+ * are again once it is back. No token, and nothing in the body but a status
+ * and general words.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,7 @@ import { ARQUIVO_DO_AGENTE, ARQUIVO_DO_MCP, iniciar, type Processo } from '../sc
 import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { pastaTemporaria, portaLivre, servidorLento } from './apoio/ponte-generica.js';
 import { segredoDeTeste } from './apoio/processos.js';
-import { ate, saude } from './apoio/saude.js';
+import { ate, enderecoGrpc, saude, saudeGrpc } from './apoio/saude.js';
 
 describe('the agent while a configured stdio server takes 3 s to start', () => {
   it('is live at once, not ready until its catalog is loaded, then ready; no token asked, HEAD too', async () => {
@@ -62,7 +63,12 @@ describe('both processes on PostgreSQL, the database stopped and started again',
       REQUEST_STATE_SECRET: segredo,
       RESERVAS_DB: await postgres.novoBanco('saude_reservas'),
     });
-    agente = await iniciar(ARQUIVO_DO_AGENTE, { AGENTE_PORT: '0', MCP_URL: mcp.url, TASKS_DB: await postgres.novoBanco('saude_tasks') });
+    agente = await iniciar(ARQUIVO_DO_AGENTE, {
+      AGENTE_PORT: '0',
+      AGENTE_GRPC_PORTA: '0',
+      MCP_URL: mcp.url,
+      TASKS_DB: await postgres.novoBanco('saude_tasks'),
+    });
   });
   after(async () => {
     await agente?.parar();
@@ -70,9 +76,12 @@ describe('both processes on PostgreSQL, the database stopped and started again',
     await postgres?.parar();
   });
 
-  it('both ready; with the database stopped, both still live and not ready, saying which store in general words; ready again once it is back', async () => {
+  it('both ready; with the database stopped, both still live and not ready, saying which store in general words (the gRPC health service too); ready again once it is back', async () => {
     assert.ok(postgres && mcp && agente);
     const bases = { agente: agente.url, mcp: new URL(mcp.url).origin };
+    const grpc = enderecoGrpc(agente.linhas);
+    const SERVICOS = ['', 'lf.a2a.v1.A2AService'];
+    assert.deepEqual(await saudeGrpc(grpc, SERVICOS), ['SERVING', 'SERVING']);
     for (const base of Object.values(bases)) {
       assert.deepEqual((await saude(base, '/readyz')).corpo, { status: 'pronto' });
       assert.deepEqual((await saude(base, '/healthz')).corpo, { status: 'vivo' });
@@ -90,10 +99,12 @@ describe('both processes on PostgreSQL, the database stopped and started again',
         corpo: { status: 'indisponivel', motivo: 'banco de reservas inacessivel' },
       });
       for (const base of Object.values(bases)) assert.equal((await saude(base, '/healthz')).status, 200, 'the process still runs');
+      assert.deepEqual(await saudeGrpc(grpc, SERVICOS), ['NOT_SERVING', 'NOT_SERVING']);
     } finally {
       await postgres.ligar();
     }
     for (const base of Object.values(bases)) assert.equal((await ate(base, '/readyz', ({ status }) => status === 200)).status, 200);
+    assert.deepEqual(await saudeGrpc(grpc, SERVICOS), ['SERVING', 'SERVING']);
     await mcp.esperarLinha(/ GET \S*readyz .*http=503/);
   });
 });

@@ -7,6 +7,7 @@ import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { defaultServerCallContextBuilder, type ServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { campos } from 'compartilhado/log';
+import type { Prontidao } from 'compartilhado/saude';
 import { escutar, executarProcesso, log, urlLocal } from 'compartilhado/processo';
 import { observar } from 'compartilhado/telemetria';
 import { regraDeOrigem, responderRecusaDeOrigem, type RegraDeOrigem } from 'compartilhado/origem';
@@ -124,21 +125,19 @@ async function montarApp(
     ),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };
-  grpc?.servir(requestHandler, contextoA2A);
+  // Ready once built: the catalog is loaded and the migrations ran; the store must still answer now.
+  const pronto: Prontidao = () =>
+    armazenamento.pausas.total().then(
+      () => undefined,
+      () => 'banco de Tasks inacessivel',
+    );
+  grpc?.servir(requestHandler, contextoA2A, pronto);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('json replacer', codigoNaResposta);
   app.use(registrarRequisicoes(log));
-  // Ready once built: the catalog is loaded and the migrations ran; the store must still answer now.
-  app.use(
-    servirSaude(() =>
-      armazenamento.pausas.total().then(
-        () => undefined,
-        () => 'banco de Tasks inacessivel',
-      ),
-    ),
-  );
+  app.use(servirSaude(pronto));
   app.use((_req, res, next) => {
     res.set('Link', LINKS);
     next();

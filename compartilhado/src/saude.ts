@@ -30,16 +30,21 @@ const resposta = (status: number, corpo: object, extra: Record<string, string> =
   corpo: JSON.stringify(corpo),
 });
 
+/** Asks `pronto` now, within the deadline: a check that fails or takes longer is a reason not to be ready. */
+export async function motivoAgora(pronto: Prontidao): Promise<string | undefined> {
+  let relogio: NodeJS.Timeout | undefined;
+  const prazo = new Promise<string>((resolver) => {
+    relogio = setTimeout(() => resolver(`sem resposta em ${String(PRAZO_DA_PRONTIDAO_MS / 1000)} s`), PRAZO_DA_PRONTIDAO_MS);
+  });
+  return Promise.race([pronto().catch(() => 'verificacao falhou'), prazo]).finally(() => clearTimeout(relogio));
+}
+
 /** The answer to a GET or HEAD of a health path; undefined for any other request. */
 export async function responderSaude(metodo: string | undefined, caminho: string, pronto: Prontidao): Promise<RespostaDeSaude | undefined> {
   if (metodo !== 'GET' && metodo !== 'HEAD') return undefined;
   if (caminho === CAMINHOS_DE_SAUDE.vivo) return resposta(200, { status: 'vivo' });
   if (caminho !== CAMINHOS_DE_SAUDE.pronto) return undefined;
-  let relogio: NodeJS.Timeout | undefined;
-  const prazo = new Promise<string>((resolver) => {
-    relogio = setTimeout(() => resolver(`sem resposta em ${String(PRAZO_DA_PRONTIDAO_MS / 1000)} s`), PRAZO_DA_PRONTIDAO_MS);
-  });
-  const motivo = await Promise.race([pronto().catch(() => 'verificacao falhou'), prazo]).finally(() => clearTimeout(relogio));
+  const motivo = await motivoAgora(pronto);
   return motivo === undefined
     ? resposta(200, { status: 'pronto' })
     : resposta(503, { status: 'indisponivel', motivo }, { 'retry-after': String(ESPERA_S) });

@@ -22,6 +22,7 @@ import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { buildGrpcErrorMetadata } from '@a2a-js/sdk/errors/grpc';
 import { HealthImplementation } from 'grpc-health-check';
+import { motivoAgora, type Prontidao } from 'compartilhado/saude';
 import {
   ResponderBuilder,
   Server,
@@ -45,8 +46,11 @@ export interface ServidorGrpc {
   readonly porta: number;
   /** Where it listens, as a gRPC target (host:port). */
   readonly endereco: string;
-  /** Serves A2A with this handler from now on (before it, a call is UNIMPLEMENTED): called before the agent says it is up. */
-  servir(requestHandler: A2ARequestHandler, contextBuilder: ServerCallContextBuilder): void;
+  /**
+   * Serves A2A with this handler from now on (before it, a call is UNIMPLEMENTED): called before the agent says it is up.
+   * From then on each health Check asks `pronto`, as /readyz does.
+   */
+  servir(requestHandler: A2ARequestHandler, contextBuilder: ServerCallContextBuilder, pronto: Prontidao): void;
   /** Takes no new call and waits for the running ones. */
   fechar(): Promise<void>;
 }
@@ -87,8 +91,21 @@ const SAUDE = '/grpc.health.v1.Health/';
 /** The A2A service's name, as a health check names it. */
 const SERVICO_A2A = 'lf.a2a.v1.A2AService';
 
-function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
+/** A health Check goes on once `conferir` has set the status from what the process can do now. */
+function conferindoAntes(chamada: Parameters<ServerInterceptor>[1], conferir: () => Promise<void>): ServerInterceptingCall {
+  const ouvinte = new ServerListenerBuilder()
+    .withOnReceiveMessage((mensagem: unknown, seguir) => {
+      void conferir().then(() => {
+        seguir(mensagem);
+      });
+    })
+    .build();
+  return new ServerInterceptingCall(chamada, new ResponderBuilder().withStart((seguir) => seguir(ouvinte)).build());
+}
+
+function interceptar({ portaria, log }: Opcoes, conferirSaude: () => Promise<void>): ServerInterceptor {
   return (metodo, chamada) => {
+    if (metodo.path === `${SAUDE}Check`) return conferindoAntes(chamada, conferirSaude);
     if (metodo.path.startsWith(SAUDE)) return new ServerInterceptingCall(chamada);
     const comeco = performance.now();
     const registro: Registro = {};
@@ -170,13 +187,25 @@ function interceptar({ portaria, log }: Opcoes): ServerInterceptor {
 
 /** The gRPC listener on the agent's host, bound now so the card can name its port; A2A is served once `servir` is called. */
 export async function escutarGrpc(host: string, porta: number, opcoes: Opcoes): Promise<ServidorGrpc> {
-  const servidor = new Server({ interceptors: [interceptar(opcoes)], 'grpc.max_receive_message_length': opcoes.limiteBytes });
-  // Not serving until the agent has started (servir), nor once it drains (fechar); '' is the whole server.
+  // Not serving until the agent has started (servir), nor once it drains (fechar); '' is the whole server. In between,
+  // each Check asks the store, as /readyz does, and a Watch hears what the Checks found.
+  let pronto: Prontidao | undefined;
   const saude = new HealthImplementation({ '': 'NOT_SERVING', [SERVICO_A2A]: 'NOT_SERVING' });
-  saude.addToServer(servidor);
   const servindo = (status: 'SERVING' | 'NOT_SERVING') => {
     for (const nome of ['', SERVICO_A2A]) saude.setStatus(nome, status);
   };
+  const conferir = async () => {
+    const perguntado = pronto;
+    if (!perguntado) return;
+    const motivo = await motivoAgora(perguntado);
+    // A drain that began meanwhile keeps its NOT_SERVING.
+    if (pronto === perguntado) servindo(motivo === undefined ? 'SERVING' : 'NOT_SERVING');
+  };
+  const servidor = new Server({
+    interceptors: [interceptar(opcoes, conferir)],
+    'grpc.max_receive_message_length': opcoes.limiteBytes,
+  });
+  saude.addToServer(servidor);
   const emUrl = isIPv6(host) ? `[${host}]` : host;
   const ligada = await new Promise<number>((resolver, rejeitar) => {
     servidor.bindAsync(`${emUrl}:${String(porta)}`, ServerCredentials.createInsecure(), (erro, escolhida) => {
@@ -187,14 +216,16 @@ export async function escutarGrpc(host: string, porta: number, opcoes: Opcoes): 
   return {
     porta: ligada,
     endereco: `${emUrl}:${String(ligada)}`,
-    servir(requestHandler, contextBuilder) {
+    servir(requestHandler, contextBuilder, prontidao) {
       const userBuilder = (chamada: { readonly metadata: Metadata }) =>
         opcoes.portaria.usuarioDe(valores(chamada.metadata, 'authorization'));
       servidor.addService(SERVICO, grpcService({ requestHandler, userBuilder, contextBuilder }));
+      pronto = prontidao;
       servindo('SERVING');
     },
     fechar: () =>
       new Promise((resolver) => {
+        pronto = undefined;
         servindo('NOT_SERVING');
         servidor.tryShutdown(() => resolver());
       }),
