@@ -76,7 +76,8 @@ export function cardGenerico(
       extensions: [
         {
           uri: EXTENSAO_FERRAMENTAS_MCP,
-          description: 'A ferramenta MCP de cada skill: servidor, nome, inputSchema e outputSchema.',
+          description:
+            'A ferramenta MCP de cada skill: servidor, nome, inputSchema, outputSchema, annotations e execution (taskSupport "required": roda como tarefa MCP).',
           required: false,
           params: {
             skills: Object.fromEntries(
@@ -88,6 +89,7 @@ export function cardGenerico(
                   inputSchema: ferramenta.inputSchema,
                   ...(ferramenta.outputSchema ? { outputSchema: ferramenta.outputSchema } : {}),
                   ...(ferramenta.annotations ? { annotations: ferramenta.annotations } : {}),
+                  ...(ferramenta.execution ? { execution: ferramenta.execution } : {}),
                 },
               ]),
             ),

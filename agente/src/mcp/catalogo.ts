@@ -99,8 +99,10 @@ export class Catalogo {
 
   /** A server's tools through its allow-list; an allowed name it does not offer is a warning, not an error (it may come later). */
   private guardar({ conexao, permitidas }: Fonte, oferecidasPeloServidor: readonly Tool[]): void {
-    // A tool that requires an MCP task (execution.taskSupport "required") cannot be called by this agent, which runs none.
-    const ferramentas = oferecidasPeloServidor.filter((ferramenta) => ferramenta.execution?.taskSupport !== 'required');
+    // A tool that requires an MCP task (execution.taskSupport "required") runs as one on a 2025 server (tarefa.ts); the
+    // 2026 generation of tasks (the io.modelcontextprotocol/tasks extension) is not followed yet: such a tool is left out.
+    const semTarefas = conexao.era() === 'moderna';
+    const ferramentas = oferecidasPeloServidor.filter((ferramenta) => !semTarefas || ferramenta.execution?.taskSupport !== 'required');
     if (!permitidas) return void this.permitidas.set(conexao.nome, ferramentas);
     const oferecidas = new Set(ferramentas.map(({ name }) => name));
     const ausentes = permitidas.filter((nome) => !oferecidas.has(nome));

@@ -47,8 +47,10 @@ export interface OpcoesDaChamada {
   readonly aoPerguntar?: (pergunta: ElicitRequestParams) => Promise<ElicitResult>;
   /** notifications/progress for this call (its progressToken is set by the SDK). */
   readonly aoProgredir?: (progresso: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
-  /** Aborting it cancels the call: the SDK sends notifications/cancelled. */
+  /** Aborting it cancels the call: the SDK sends notifications/cancelled (tasks/cancel for a task). */
   readonly sinal?: AbortSignal;
+  /** The tool runs as an MCP task (2025-11-25, taskSupport "required"): started and followed to its end (tarefa.ts). */
+  readonly tarefa?: true;
 }
 
 /**

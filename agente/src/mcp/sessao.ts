@@ -32,6 +32,7 @@ import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
 import { registrar, type FioDasTasks, type Log } from './registro.js';
 import type { Relogio } from './relogio.js';
+import { TarefasMcp } from './tarefa.js';
 
 /** The SDK's timer is left out of a tools/call (the call's Relogio decides); setTimeout's largest delay. */
 const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
@@ -99,11 +100,19 @@ export class Sessao {
   /** Its 2026 listen stream ended: listened again before its next request. */
   private surda = false;
 
+  /** The tools that run as MCP tasks, called through this session's client. */
+  private readonly tarefas: TarefasMcp;
+
   private constructor(
     private readonly cliente: Client,
     private readonly transporte: Transport,
     private readonly abertura: Abertura,
-  ) {}
+  ) {
+    const { servidor, numero, log, prazoMs } = abertura;
+    this.tarefas = new TarefasMcp(cliente, servidor.nome, prazoMs, (erro) =>
+      log(`mcp! ${campos({ servidor: servidor.nome, sessao: numero, erro: erro.message })}`),
+    );
+  }
 
   static async abrir(abertura: Abertura): Promise<Sessao> {
     const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas, fio } = abertura;
@@ -123,6 +132,8 @@ export class Sessao {
     cliente.onerror = (erro) => {
       // A server that ignores a cancel keeps reporting progress of the call it was told to stop: expected, not worth a line each.
       if (erro.message.startsWith('Received a progress notification for an unknown token')) return;
+      // ext-tasks gives up a tasks/get in flight when a status notification answers first: its late answer is expected too.
+      if (erro.message.startsWith('Received a response for an unknown message ID')) return;
       // Closing an SSE session aborts its own stream: the close was asked for, not an error.
       if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
@@ -191,6 +202,12 @@ export class Sessao {
       // A 2026 session runs calls side by side: no question can arrive on it to be routed.
       if (this.era === 'sessao') this.dona = { aoPerguntar: opcoes.aoPerguntar, relogio };
       try {
+        if (opcoes.tarefa && this.era === 'sessao')
+          return await this.tarefas.chamar(nome, argumentos, params._meta, {
+            sinal: relogio.sinal,
+            reiniciar: () => relogio.reiniciar(),
+            ...(opcoes.aoProgredir ? { aoProgredir: opcoes.aoProgredir } : {}),
+          });
         return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
           allowInputRequired: true,
           signal: relogio.sinal,
@@ -220,6 +237,7 @@ export class Sessao {
   /** Ends the session: the HTTP session is deleted on the server (DELETE), a stdio child is stopped (stdin closed, then signals). */
   async fechar(): Promise<void> {
     this.aberta = false;
+    await this.tarefas.fechar().catch(() => undefined);
     if (this.transporte instanceof StreamableHTTPClientTransport) {
       const prazo = new Promise<void>((resolver) => setTimeout(resolver, this.abertura.prazoMs).unref());
       await Promise.race([this.transporte.terminateSession().catch(() => undefined), prazo]);

@@ -120,7 +120,8 @@ function chamadaDe(skill: Skill, argumentos: unknown): Chamada | (Ilegivel & { r
   if (!lidos) return { erro: `Pedido em dados: "arguments" deve ser um objeto JSON.`, rejeitar: true };
   const problema = problemaNoEsquema(skill.ferramenta.inputSchema, lidos);
   if (problema) return { erro: `Argumentos recusados por ${skill.id}: ${problema}`, rejeitar: true };
-  return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos };
+  const tarefa = skill.ferramenta.execution?.taskSupport === 'required' ? { tarefa: true as const } : {};
+  return { skill: skill.id, servidor: skill.conexao.nome, ferramenta: skill.ferramenta.name, argumentos: lidos, ...tarefa };
 }
 
 export function perfilGenerico(skills: Skills): Perfil {

@@ -193,6 +193,7 @@ export class Ponte {
       traceparent: traceparentFilho(rodada.origem.trace),
       ...extra,
       ...(chamada.meta ? { meta: chamada.meta } : {}),
+      ...(chamada.tarefa ? { tarefa: chamada.tarefa } : {}),
       ...(opcoes.aoProgredir && this.perfil.progresso ? { aoProgredir: opcoes.aoProgredir } : {}),
       ...(opcoes.sinal ? { sinal: opcoes.sinal } : {}),
     };

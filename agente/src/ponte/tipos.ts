@@ -30,6 +30,8 @@ export interface Chamada {
   readonly argumentos: Record<string, unknown>;
   /** Entries for the request's `_meta` (the room server's idempotency key). */
   readonly meta?: Readonly<Record<string, string>>;
+  /** The tool runs as an MCP task (its execution.taskSupport is "required"). */
+  readonly tarefa?: true;
 }
 
 /** A question as MCP asks it: an elicitation/create request's params, form or URL mode. */

@@ -1,0 +1,104 @@
+/**
+ * A tool that runs as an MCP task (2025-11-25: the tool declares
+ * `execution.taskSupport: "required"` and the server `tasks.requests.tools.call`),
+ * called and followed to its end through the MCP project's
+ * @modelcontextprotocol/ext-tasks, as one call of the bridge:
+ *  - each new `statusMessage` of the task is progress (a WORKING update of the A2A Task);
+ *  - `input_required`: the question is the server's elicitation/create,
+ *    which a 2025 server sends only while a `tasks/result` is open (ext-tasks
+ *    asks for the result only once the task has ended), so one is opened
+ *    here; the question then reaches the session's own elicitation handler,
+ *    as any question of a `sessao` call does, and pauses the A2A Task;
+ *  - completed: its result; failed, or cancelled by the server: an isError
+ *    result in the server's words, which the bridge tells as FAILED;
+ *  - the call's signal (a client's cancel, the deadline): `tasks/cancel`,
+ *    then the signal's own reason, as a plain call's abort.
+ * The task lives as long as this call: the agent that starts it follows it.
+ */
+import { isCallToolResult, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+import {
+  createTaskSessionFromClient,
+  toolDeclaration,
+  type TaskEnabledSession,
+  type TaskExecutionEvent,
+} from '@modelcontextprotocol/ext-tasks/client';
+import type { OpcoesDaChamada } from './conexao.js';
+
+/** The SDK's timer is left out of the open `tasks/result` (the call's own clock decides); setTimeout's largest delay. */
+const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
+
+const falha = (texto: string): CallToolResult => ({ content: [{ type: 'text', text: texto }], isError: true });
+
+export class TarefasMcp {
+  private sessao: TaskEnabledSession | undefined;
+
+  constructor(
+    private readonly cliente: Client,
+    /** The server's name: what ext-tasks scopes a task reference by. */
+    private readonly servidor: string,
+    /** AGENTE_MCP_TIMEOUT_SECONDS: each of the task's requests (tasks/get, tasks/cancel). */
+    private readonly prazoMs: number,
+    private readonly aoFalhar: (erro: Error) => void,
+  ) {}
+
+  /**
+   * Starts the task and follows it until it ends. `sinal` is the call's
+   * clock (it restarts on each new status message, and stands still while
+   * a question is open, as the session's handler sees to).
+   */
+  async chamar(
+    nome: string,
+    argumentos: Record<string, unknown>,
+    meta: Readonly<Record<string, string>>,
+    opcoes: Pick<OpcoesDaChamada, 'aoProgredir'> & { readonly sinal: AbortSignal; readonly reiniciar: () => void },
+  ): Promise<CallToolResult> {
+    // The tool's declaration is all ext-tasks reads to call it as a task: no tools/list of its own.
+    this.sessao ??= createTaskSessionFromClient(this.cliente, {
+      endpointId: this.servidor,
+      tools: { currentTool: () => undefined },
+      onError: this.aoFalhar,
+    });
+    const execucao = await this.sessao.callTool(nome, JSON.parse(JSON.stringify(argumentos)) as Record<string, never>, {
+      declaration: toolDeclaration({ name: nome, inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }),
+      task: { preference: 'require' },
+      metadata: meta,
+      requestTimeoutMs: this.prazoMs,
+    });
+    const { sinal } = opcoes;
+    const cancelar = () => void execucao.cancel().catch(() => undefined);
+    sinal.addEventListener('abort', cancelar, { once: true });
+    let ultima: string | undefined;
+    let relatos = 0;
+    let resultadoPedido = false;
+    const aoMudar = (evento: TaskExecutionEvent<unknown>) => {
+      if (evento.type !== 'task') return;
+      const { status, statusMessage, taskId } = evento.task;
+      if (statusMessage !== undefined && statusMessage !== ultima) {
+        ultima = statusMessage;
+        opcoes.reiniciar();
+        opcoes.aoProgredir?.({ progress: ++relatos, message: statusMessage });
+      }
+      if (status !== 'input_required' || resultadoPedido) return;
+      // Open while the task runs: every question it asks from now on comes through it.
+      resultadoPedido = true;
+      void this.cliente
+        .request({ method: 'tasks/result', params: { taskId } }, specTypeSchemas.Result, { signal: sinal, timeout: SEM_PRAZO_DO_SDK })
+        .catch(() => undefined);
+    };
+    try {
+      const { outcome } = await execucao.settle({ onEvent: aoMudar });
+      sinal.throwIfAborted();
+      if (outcome.status === 'failed') return falha(outcome.error.message || 'A tarefa MCP falhou sem mensagem.');
+      if (outcome.status === 'cancelled') return falha('A tarefa MCP foi cancelada pelo servidor.');
+      if (!isCallToolResult(outcome.result)) return falha('A tarefa MCP terminou com um resultado fora do formato de tools/call.');
+      return outcome.result;
+    } finally {
+      sinal.removeEventListener('abort', cancelar);
+    }
+  }
+
+  /** Ends what still follows a task here; ext-tasks cancels on the server any task not yet ended. */
+  async fechar(): Promise<void> {
+    await this.sessao?.close();
+  }
+}
