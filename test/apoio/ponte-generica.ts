@@ -127,6 +127,12 @@ export const servidorLento = (pasta: Pasta): ServidorNoArquivo => ({
   env: { MEMORY_FILE_PATH: join(pasta.caminho, 'grafo.jsonl') },
 });
 
+/** The fixture test/apoio/servidores/tarefas-2025.ts over stdio: task tools that fail, or that the server cancels. */
+export const tarefas2025 = (): ServidorNoArquivo => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', 'test/apoio/servidores/tarefas-2025.ts'],
+});
+
 /** A temporary folder for one describe block: its config file, a memory graph, a SQLite TASKS_DB. */
 export interface Pasta {
   readonly caminho: string;

@@ -133,7 +133,7 @@ export class Sessao {
       // A server that ignores a cancel keeps reporting progress of the call it was told to stop: expected, not worth a line each.
       if (erro.message.startsWith('Received a progress notification for an unknown token')) return;
       // ext-tasks gives up a tasks/get in flight when a status notification answers first: its late answer is expected too.
-      if (erro.message.startsWith('Received a response for an unknown message ID')) return;
+      if (erro.message.startsWith('Received a response for an unknown message ID') && erro.message.includes('"taskId"')) return;
       // Closing an SSE session aborts its own stream: the close was asked for, not an error.
       if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
