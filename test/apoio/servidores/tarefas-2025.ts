@@ -10,6 +10,7 @@
  *
  *   node --import tsx test/apoio/servidores/tarefas-2025.ts
  */
+import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
@@ -56,4 +57,5 @@ ferramenta('desistir', 'Uma tarefa que o servidor cancela.', (taskId) =>
 );
 ferramenta('morrer', 'Uma tarefa cujo servidor morre no meio.', () => process.exit(1));
 
-await servidor.connect(new StdioServerTransport());
+// Served only when run as a process: a test imports MOTIVO_DA_FALHA from here, and must not serve on its own stdin.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await servidor.connect(new StdioServerTransport());
