@@ -20,6 +20,9 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 /** A call's running time, at most, in deadlines: what the claim on its step covers (see above). */
 export const TETO_EM_PRAZOS = 3;
 
+/** The SDK's own timer, left out of a request this clock times (setTimeout's largest delay). */
+export const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
+
 export class Relogio {
   private readonly vencido = new AbortController();
   /** Aborts on the deadline, on the cap, or with the caller's own signal. */

@@ -31,11 +31,8 @@ import { ondeEsta } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
 import { registrar, type FioDasTasks, type Log } from './registro.js';
-import type { Relogio } from './relogio.js';
+import { SEM_PRAZO_DO_SDK, type Relogio } from './relogio.js';
 import { TarefasMcp } from './tarefa.js';
-
-/** The SDK's timer is left out of a tools/call (the call's Relogio decides); setTimeout's largest delay. */
-const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
 
 /**
  * The child's stderr, piped rather than inherited: each line goes to the

@@ -24,11 +24,10 @@ import {
   type TaskEnabledSession,
   type TaskExecutionEvent,
 } from '@modelcontextprotocol/ext-tasks/client';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import type { OpcoesDaChamada } from './conexao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
-
-/** The SDK's timer is left out of the open `tasks/result` (the call's own clock decides); setTimeout's largest delay. */
-const SEM_PRAZO_DO_SDK = 2 ** 31 - 1;
+import { SEM_PRAZO_DO_SDK } from './relogio.js';
 
 const falha = (texto: string): CallToolResult => ({ content: [{ type: 'text', text: texto }], isError: true });
 
@@ -77,7 +76,8 @@ export class TarefasMcp {
       onError: this.aoFalhar,
     });
     const execucao = await this.sessao
-      .callTool(nome, JSON.parse(JSON.stringify(argumentos)) as Record<string, never>, {
+      // Arguments read from JSON (a request, a stored pause) are JSON values: the type says so, no copy needed.
+      .callTool(nome, argumentos as Readonly<Record<string, JsonValue>>, {
         declaration: toolDeclaration({ name: nome, inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }),
         task: { preference: 'require' },
         metadata: meta,
