@@ -21,7 +21,9 @@ import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 import { clienteOficial, comoTarefa, dados, dadosDe, nomeDoEstado, resumo, texto, textoDe, todos } from './apoio/cliente-a2a.js';
 import { leitor, rastro } from './apoio/fluxo-a2a.js';
 import {
+  card,
   everythingComAgente,
+  ferramentasNoCard,
   iniciarAgenteGenerico,
   iniciarEverything,
   iniciarPerguntas,
@@ -33,37 +35,6 @@ import {
   type ServidorNoArquivo,
 } from './apoio/ponte-generica.js';
 import { linhasAte, type Processo } from './apoio/processos.js';
-
-/** What the agent card says of one skill's tool (the MCP tools extension). */
-interface FerramentaNoCard {
-  readonly servidor: string;
-  readonly ferramenta: string;
-  readonly inputSchema: unknown;
-  readonly outputSchema?: unknown;
-  readonly annotations?: unknown;
-}
-
-interface Card {
-  readonly skills: readonly { readonly id: string }[];
-  readonly capabilities: {
-    readonly extensions?: readonly { readonly uri: string; readonly params: { readonly skills: Record<string, FerramentaNoCard> } }[];
-  };
-}
-
-const EXTENSAO = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
-
-/** The card as any HTTP client reads it: plain JSON, no A2A call. */
-async function card(base: string): Promise<Card> {
-  const resposta = await fetch(new URL('/.well-known/agent-card.json', base));
-  assert.equal(resposta.status, 200);
-  return (await resposta.json()) as Card;
-}
-
-const ferramentasNoCard = (lido: Card) => {
-  const extensao = lido.capabilities.extensions?.find(({ uri }) => uri === EXTENSAO);
-  assert.ok(extensao, 'the card declares the MCP tools extension');
-  return extensao.params.skills;
-};
 
 const enviar = async (cliente: Client, pedido: SendMessageRequest): Promise<Task> => comoTarefa(await cliente.sendMessage(pedido));
 

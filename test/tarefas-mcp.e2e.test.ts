@@ -10,12 +10,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { StreamResponse, Task } from '@a2a-js/sdk';
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { clienteOficial, comoTarefa, dados, dadosDe, nomeDoEstado, resumo, textoDe, todos } from './apoio/cliente-a2a.js';
 import { leitor, rastro } from './apoio/fluxo-a2a.js';
 import {
+  card,
   EVERYTHING,
   everythingComAgente,
+  ferramentasNoCard,
   iniciarAgenteGenerico,
   pastaTemporaria,
   tarefas2025,
@@ -32,7 +34,7 @@ const relatorio = (task: Task) => textoDe(task.artifacts.find(({ name }) => name
 /** The WORKING status messages of a stream, in order. */
 const mensagensDeTrabalho = (eventos: readonly StreamResponse[]) =>
   eventos.flatMap(({ payload }) =>
-    payload?.$case === 'statusUpdate' && nomeDoEstado({ status: payload.value.status } as Task) === 'TASK_STATE_WORKING'
+    payload?.$case === 'statusUpdate' && payload.value.status?.state === TaskState.TASK_STATE_WORKING
       ? [textoDe(payload.value.status?.message?.parts)].filter(Boolean)
       : [],
   );
@@ -41,13 +43,9 @@ describe('a tool that requires an MCP task (server-everything simulate-research-
   const processos = everythingComAgente();
 
   it('the card says the skill runs as a task (execution.taskSupport "required" in the mcp-tools extension)', async () => {
-    const card = (await (await fetch(new URL('/.well-known/agent-card.json', processos.agente.url))).json()) as {
-      skills: { id: string }[];
-      capabilities: { extensions: { uri: string; params: { skills: Record<string, { execution?: unknown }> } }[] };
-    };
-    assert.ok(card.skills.some(({ id }) => id === SKILL));
-    const extensao = card.capabilities.extensions.find(({ uri }) => uri === 'urn:a-ponte:a2a-extension:mcp-tools:v1');
-    assert.deepEqual(extensao?.params.skills[SKILL]?.execution, { taskSupport: 'required' });
+    const lido = await card(processos.agente.url);
+    assert.ok(lido.skills.some(({ id }) => id === SKILL));
+    assert.deepEqual(ferramentasNoCard(lido)[SKILL]?.execution, { taskSupport: 'required' });
   });
 
   it('non-blocking: SendMessage returns the Task at once, not yet ended; SubscribeToTask follows it to COMPLETED', async () => {

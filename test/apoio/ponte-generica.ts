@@ -3,8 +3,10 @@
  * as their users start them (server-everything over Streamable HTTP,
  * server-memory and server-filesystem over stdio), the fixture of two question rounds, an
  * AGENTE_MCP_CONFIG file in a temporary folder, and the agent bundle
- * started with it (with server-everything alone, for one describe block).
+ * started with it (with server-everything alone, for one describe block);
+ * the card as a client reads it.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,6 +23,39 @@ export const MEMORY = join(RAIZ, 'node_modules/@modelcontextprotocol/server-memo
 export const FILESYSTEM = join(RAIZ, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 /** The 2026-07-28 fixture: agendar_visita, two questions at once, then a confirmation. */
 export const PERGUNTAS = 'test/apoio/servidores/perguntas.ts';
+
+/** What the agent card says of one skill's tool (the MCP tools extension). */
+export interface FerramentaNoCard {
+  readonly servidor: string;
+  readonly ferramenta: string;
+  readonly inputSchema: unknown;
+  readonly outputSchema?: unknown;
+  readonly annotations?: unknown;
+  readonly execution?: unknown;
+}
+
+export interface Card {
+  readonly skills: readonly { readonly id: string }[];
+  readonly capabilities: {
+    readonly extensions?: readonly { readonly uri: string; readonly params: { readonly skills: Record<string, FerramentaNoCard> } }[];
+  };
+}
+
+export const EXTENSAO_MCP_TOOLS = 'urn:a-ponte:a2a-extension:mcp-tools:v1';
+
+/** The card as any HTTP client reads it: plain JSON, no A2A call. */
+export async function card(base: string): Promise<Card> {
+  const resposta = await fetch(new URL('/.well-known/agent-card.json', base));
+  assert.equal(resposta.status, 200);
+  return (await resposta.json()) as Card;
+}
+
+/** The card's mcp-tools extension: each skill's tool. */
+export const ferramentasNoCard = (lido: Card) => {
+  const extensao = lido.capabilities.extensions?.find(({ uri }) => uri === EXTENSAO_MCP_TOOLS);
+  assert.ok(extensao, 'the card declares the MCP tools extension');
+  return extensao.params.skills;
+};
 
 /** A port free right now on loopback, for a server that cannot take 0 and say which port it got. */
 export const portaLivre = () =>
