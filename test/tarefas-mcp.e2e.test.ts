@@ -35,7 +35,7 @@ const relatorio = (task: Task) => textoDe(task.artifacts.find(({ name }) => name
 const mensagensDeTrabalho = (eventos: readonly StreamResponse[]) =>
   eventos.flatMap(({ payload }) =>
     payload?.$case === 'statusUpdate' && payload.value.status?.state === TaskState.TASK_STATE_WORKING
-      ? [textoDe(payload.value.status?.message?.parts)].filter(Boolean)
+      ? [textoDe(payload.value.status.message?.parts)].filter(Boolean)
       : [],
   );
 
