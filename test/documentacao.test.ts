@@ -51,12 +51,12 @@ describe('documentacao', () => {
 
   it('reports a planted stale name, path, file, call, link and anchor, and nothing in a fenced block', () => {
     const plantado = [
-      'A pausa volta em `Ponte.retomar`, escrita em `agente/src/nao-existe.ts`',
+      'A pausa volta em `Ponte.desfazer`, escrita em `agente/src/nao-existe.ts`',
       'por `pausas.abrir(...)` e `sumiu.ts`, com `naoExiste()`.',
       'Veja [a tabela](docs/arquitetura.md#nao-ha), [outro](docs/nao-existe.md) e [aqui](#sem-titulo).',
       '',
       '```ts',
-      'Ponte.retomar(); // a fenced block is code, not prose: not checked',
+      'Ponte.desfazer(); // a fenced block is code, not prose: not checked',
       '```',
       '',
       '## Um titulo',
@@ -69,7 +69,7 @@ describe('documentacao', () => {
     assert.deepEqual(
       achados.map(({ onde, nome }) => `${onde} ${nome}`),
       [
-        'README.md:1 Ponte.retomar',
+        'README.md:1 Ponte.desfazer',
         'README.md:1 agente/src/nao-existe.ts',
         'README.md:2 pausas.abrir(...)',
         'README.md:2 sumiu.ts',
@@ -82,7 +82,7 @@ describe('documentacao', () => {
     );
     assert.match(
       linha(achados[0] ?? { onde: '', nome: '', motivo: '' }),
-      /^README\.md:1: `Ponte\.retomar`: Ponte nao tem retomar \(agente\/src\/ponte\/ponte\.ts\)$/,
+      /^README\.md:1: `Ponte\.desfazer`: Ponte nao tem desfazer \(agente\/src\/ponte\/ponte\.ts\)$/,
     );
   });
 

@@ -47,10 +47,10 @@ import { mensagemDeExcesso, Varredura } from '../src/ciclo/varredura.js';
 import { PausasEmMemoria, PausasNoBanco, type Pausas, type TabelaDePausas } from '../src/armazenamento/pausas.js';
 import { DiarioEmMemoria, DiarioNoBanco, MAXIMO_POR_TASK, type Diario, type TabelaDeEventos } from '../src/armazenamento/diario.js';
 import type { Ponte } from '../src/ponte/ponte.js';
-import type { Desfecho, Pausa, Pedido, Pergunta } from '../src/ponte/tipos.js';
+import { ehSeguimento, type Desfecho, type Pausa, type Pedido, type Pergunta, type Seguimento } from '../src/ponte/tipos.js';
 import { WebhooksEmMemoria, WebhooksNoBanco } from '../src/push/webhooks.js';
 import { LIMITES_DO_WEBHOOK } from '../src/push/cadastro.js';
-import { aberta, adiado, INICIO_DO_RELOGIO, mensagemAo, naMemoria, pausada, perguntaDeSala } from './apoio.js';
+import { aberta, adiado, ateOEstado, INICIO_DO_RELOGIO, mensagemAo, naMemoria, pausada, perguntaDeSala } from './apoio.js';
 import { iniciarPostgres, type Postgres } from '../../scripts/postgres.js';
 
 /** The question of pausa(0): a pause without its date, as the bridge hands it to PausasLimitadas. */
@@ -124,6 +124,29 @@ async function guardarNaOrdem(pausas: Pausas, ...idades: number[]): Promise<void
   for (const [i, idade] of idades.entries()) await pausas.guardar(String.fromCharCode(97 + i), pausa(idade));
 }
 
+/** A step whose call became a 2025 MCP task on an HTTP session. */
+const seguimento = (criadaEm: number): Seguimento => ({
+  skill: 'everything.simulate-research-query',
+  servidor: 'everything',
+  ferramenta: 'simulate-research-query',
+  argumentos: { topic: 'marés' },
+  tarefaMcp: {
+    // A task id as ext-tasks types it (a branded string): read from the wire, as any agent reads it back.
+    referencia: {
+      endpointId: 'everything',
+      generation: 'v1',
+      taskId: 'tarefa-1',
+      originalOperation: 'tools/call',
+    } as Seguimento['tarefaMcp']['referencia'],
+    sessaoMcp: 'sessao-1',
+    versao: '2025-11-25',
+    capacidades: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  },
+  trace: pergunta.trace,
+  dono: { tenant: '', usuario: 'unknown' },
+  criadaEm,
+});
+
 const pedidoNovo = (criadaEm: number): Pedido => ({
   pedido: { texto: 'reservar sala=sala-garagem', dados: { skill: 'reservar-sala' } },
   trace: pergunta.trace,
@@ -160,6 +183,15 @@ for (const [nome, criar] of [
       assert.deepEqual(await pausas.ler('n'), { passo: pedidoNovo(7), reivindicacao });
       assert.deepEqual(await emOrdem(pausas), [], 'a claimed step is no pause waiting for an answer');
       assert.equal(await pausas.total(), 0);
+    });
+
+    it('keeps the MCP task a step follows whole, claimed, apart from the pauses', async () => {
+      const pausas = await criar();
+      const reivindicacao = { por: 'agente-1', ate: 900 };
+      await pausas.guardar('s', seguimento(8), reivindicacao);
+      assert.deepEqual(await pausas.ler('s'), { passo: seguimento(8), reivindicacao });
+      assert.deepEqual(await emOrdem(pausas), []);
+      assert.deepEqual(await pausas.vencidas(901, 10), ['s']);
     });
 
     it('claims a step once: of many claimers at the same time, one gets it, and it leaves the pauses waiting', async () => {
@@ -288,7 +320,7 @@ describe('steps written by older agents', () => {
 /** The lifecycle's limits in these tests: 600 s of requestState, claims of 60 s. */
 const LIMITES = { maxPausadas: 10, validadeMs: 600_000, prazoMs: 60_000 };
 
-type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>;
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir'>;
 
 /** A bridge for a sweep with nothing to replay: any call fails the test. */
 const SEM_REPETICAO: PonteDaVarredura = {
@@ -296,6 +328,7 @@ const SEM_REPETICAO: PonteDaVarredura = {
   responder: () => Promise.reject(new Error('nada a repetir')),
   reapresentar: () => assert.fail('nada a reapresentar'),
   cancelar: () => false,
+  seguir: () => Promise.reject(new Error('nada a seguir')),
 };
 
 /** A status as its state and the text of its message: `STATE: text`. */
@@ -418,6 +451,7 @@ describe('Ciclo and Varredura: one clock, a cap, a lifetime, leases and their re
       },
       reapresentar: () => assert.fail('every claim here records its answer'),
       cancelar: () => false,
+      seguir: () => assert.fail('no step here follows an MCP task'),
     };
     const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
     await aberta(ciclo, 'novo');
@@ -441,6 +475,46 @@ describe('Ciclo and Varredura: one clock, a cap, a lifetime, leases and their re
     assert.deepEqual(await pausas.vencidas(agora() + 1, 10), ['pausada']);
     assert.deepEqual((await pausas.ler('pausada'))?.reivindicacao?.respostas, resposta);
     assert.equal((await pausas.ler('viva'))?.reivindicacao?.por, 'este');
+  });
+
+  it('a call that became an MCP task: the step is that task, its lease renewed while ours; a sweep follows the same task again, never calls again', async () => {
+    const { ciclo, varredura, pausas, tarefas, campainha, diario, avancar, agora } = naMemoria(LIMITES);
+    const { alvo } = await aberta(ciclo, 't');
+    avancar(1_000);
+    assert.equal(await ciclo.acompanhar(alvo, seguimento(agora())), true);
+    assert.deepEqual(await pausas.ler('t'), { passo: seguimento(agora()), reivindicacao: { por: 'este', ate: agora() + LIMITES.prazoMs } });
+    // Uncertain (the follow lost its connection): the task stays the step, expired at once for the sweep.
+    await ciclo.concluir(alvo, { estado: 'incerto', mensagem: 'sem resposta' }, (await pausas.ler('t'))?.passo ?? assert.fail());
+    assert.ok(ehSeguimento((await pausas.ler('t'))?.passo ?? assert.fail()));
+    avancar(1);
+    const seguidos: string[] = [];
+    const antes = await posicoes(diario, 't');
+    const ponte: PonteDaVarredura = {
+      ...SEM_REPETICAO,
+      seguir: (taskId, passo, opcoes) => {
+        seguidos.push(`${taskId} ${passo.tarefaMcp.referencia.taskId}`);
+        opcoes?.aoProgredir?.({ progress: 1, message: 'Generating report...' });
+        return Promise.resolve({
+          estado: 'concluida',
+          mensagem: 'pronto',
+          artefato: { nome: passo.skill, partes: [{ texto: '# Research Report' }] },
+        });
+      },
+    };
+    assert.equal(await varredura.varrer(ponte), 1);
+    await ateOEstado(campainha, tarefas, 't', TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(seguidos, ['t tarefa-1']);
+    assert.deepEqual(await registradosApos(diario, 't', antes.t ?? 0), [
+      'TASK_STATE_WORKING: Generating report...',
+      'artifactUpdate',
+      'TASK_STATE_COMPLETED: pronto',
+    ]);
+    assert.equal(await pausas.ler('t'), undefined);
+    // Another agent's claim: nothing written, and the follower is told.
+    const { alvo: outro } = await aberta(ciclo, 'outro');
+    await pausas.guardar('outro', seguimento(agora()), { por: 'outro-agente', ate: Number.MAX_SAFE_INTEGER });
+    assert.equal(await ciclo.acompanhar(outro, seguimento(agora() + 5)), false);
+    assert.equal((await pausas.ler('outro'))?.passo.criadaEm, agora());
   });
 
   it("a replay's outcome for a Task already finished only removes its step", async () => {

@@ -12,10 +12,11 @@ import { STATE_HEADERS_KEY, type ServerCallContext } from '@a2a-js/sdk/server';
 import { vaoAtual } from 'compartilhado/telemetria';
 import { donoDe } from '../armazenamento/escopo.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
+import { Andamento } from '../ciclo/andamento.js';
 import type { Alvo, Ciclo, Transicao } from '../ciclo/ciclo.js';
 import type { Varredura } from '../ciclo/varredura.js';
 import type { FioMcp } from '../console/fio.js';
-import type { OpcoesDoPasso, Ponte } from '../ponte/ponte.js';
+import type { Ponte } from '../ponte/ponte.js';
 import type { Desfecho, Entrada, Passo, Respostas } from '../ponte/tipos.js';
 import { lerTraceparent, novoTrace, traceparentDaOrigem, type Trace } from '../ponte/trace.js';
 
@@ -66,9 +67,9 @@ export class Conducao {
         dono: donoDe(contexto),
       });
       aoGravar(await this.ciclo.abrir(alvo, mensagem, pedido), false);
-      const progresso = this.progresso(alvo, aoGravar);
-      const desfecho = await this.ponte.atender(alvo.taskId, pedido, progresso.opcoes);
-      return this.concluir(alvo, desfecho, pedido, undefined, progresso.gravado(), aoGravar);
+      const andamento = this.andamento(alvo, aoGravar);
+      const desfecho = await this.ponte.atender(alvo.taskId, pedido, andamento.opcoes);
+      return this.concluir(alvo, desfecho, pedido, undefined, andamento, aoGravar);
     };
     return this.exclusao.com(alvo.taskId, () => (this.fio ? this.fio.naTask(alvo.taskId, passo) : passo()));
   }
@@ -90,28 +91,28 @@ export class Conducao {
       // Two requests, two traces: the answer's span links to the span of the request that paused the Task.
       const origem = traceparentDaOrigem(pausa.trace);
       if (origem) vaoAtual()?.ligarA(origem);
-      const progresso = this.progresso(alvo, aoGravar);
+      const andamento = this.andamento(alvo, aoGravar);
       const trace = traceDaRequisicao(contexto) ?? pausa.trace;
-      const desfecho = await this.ponte.responder(alvo.taskId, pausa, respostas, trace, progresso.opcoes);
-      return this.concluir(alvo, desfecho, pausa, respostas, progresso.gravado(), aoGravar);
+      const desfecho = await this.ponte.responder(alvo.taskId, pausa, respostas, trace, andamento.opcoes);
+      return this.concluir(alvo, desfecho, pausa, respostas, andamento, aoGravar);
     };
     return this.fio ? this.fio.naTask(alvo.taskId, passo) : passo();
   }
 
   /**
    * The outcome, stored with what it does to the step, after the
-   * progress reported before it. A new question past the cap of paused
-   * Tasks ends the oldest ones.
+   * progress reported before it (and the last renewal of an MCP task's
+   * claim). A new question past the cap of paused Tasks ends the oldest ones.
    */
   private async concluir(
     alvo: Alvo,
     desfecho: Desfecho,
     passo: Passo,
     respostas: Respostas | undefined,
-    progressoGravado: Promise<void>,
+    andamento: Andamento,
     aoGravar: AoGravar,
   ): Promise<Task> {
-    await progressoGravado;
+    await andamento.terminar();
     const concluida = await this.ciclo.concluir(alvo, desfecho, passo, respostas ? { respostas } : {});
     if (!concluida) throw new Error(`a Task ${alvo.taskId} terminou fora deste pedido`);
     aoGravar(concluida, false);
@@ -119,26 +120,8 @@ export class Conducao {
     return concluida.task;
   }
 
-  /**
-   * Progress the server reports during the call, each a WORKING status with
-   * its message, written in the order reported. A report that cannot be
-   * stored is dropped: the outcome's own transition tells the client.
-   */
-  private progresso(alvo: Alvo, aoGravar: AoGravar): { opcoes: OpcoesDoPasso; gravado: () => Promise<void> } {
-    let fila = Promise.resolve();
-    return {
-      opcoes: {
-        aoProgredir: ({ progress, total, message }) => {
-          const quanto = total === undefined ? String(progress) : `${String(progress)}/${String(total)}`;
-          fila = fila.then(() =>
-            this.ciclo.progredir(alvo, message ?? `Progresso ${quanto}.`).then(
-              (t) => aoGravar(t, false),
-              () => undefined,
-            ),
-          );
-        },
-      },
-      gravado: () => fila,
-    };
+  /** What the call reports while it runs (progress, the MCP task it started), each committed transition shown at once. */
+  private andamento(alvo: Alvo, aoGravar: AoGravar): Andamento {
+    return new Andamento(this.ciclo, alvo, (transicao) => aoGravar(transicao, false));
   }
 }

@@ -8,7 +8,8 @@
 import type { Kysely } from 'kysely';
 import { conforme } from 'compartilhado/contrato';
 import * as z from 'zod';
-import { ehPedido, type Passo, type Pausa, type Respostas } from '../ponte/tipos.js';
+import { ServerTaskCapabilitiesV1Schema } from '@modelcontextprotocol/ext-tasks/core/v1';
+import { ehPausa, type Passo, type Pausa, type Respostas } from '../ponte/tipos.js';
 
 /**
  * A step being run: by whom, until when the claim holds, and, for an
@@ -72,6 +73,24 @@ const PassoNoBanco = z.union([
     ...Comum,
   }),
   PausaDeSala,
+  z.object({
+    skill: z.string(),
+    servidor: z.string().optional(),
+    ferramenta: z.string(),
+    tarefaMcp: z.object({
+      referencia: z.object({
+        endpointId: z.string(),
+        generation: z.literal('v1'),
+        taskId: z.string(),
+        originalOperation: z.literal('tools/call'),
+      }),
+      local: z.literal(true).optional(),
+      sessaoMcp: z.string().optional(),
+      versao: z.string().optional(),
+      capacidades: ServerTaskCapabilitiesV1Schema,
+    }),
+    ...Comum,
+  }),
 ]) as z.ZodType<Passo>;
 const RespostasGuardadas = z.record(z.string(), z.looseObject({}));
 const ReivindicacaoNoBanco = z.union([
@@ -85,7 +104,7 @@ const lerPasso = (texto: string): Passo => conforme(PassoNoBanco, JSON.parse(tex
 function lerReivindicacao(texto: string, passo: Passo): Reivindicacao {
   const lida = conforme(ReivindicacaoNoBanco, JSON.parse(texto), 'a reivindicacao guardada');
   if (!('resposta' in lida)) return lida as Reivindicacao;
-  const [chave = ''] = ehPedido(passo) ? [] : Object.keys(passo.perguntas);
+  const [chave = ''] = ehPausa(passo) ? Object.keys(passo.perguntas) : [];
   return { por: lida.por, ate: lida.ate, respostas: { [chave]: lida.resposta } as Respostas };
 }
 

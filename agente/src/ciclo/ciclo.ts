@@ -10,8 +10,11 @@
  * the transaction that starts it; its outcome is written only while the
  * claim is still this agent's. A claim that expires (its agent died, or
  * the call's outcome never arrived) is taken over by any agent's sweep
- * (varredura.ts). A pause does not live forever: one older than the
- * requestState it holds can no longer be continued.
+ * (varredura.ts). A step whose call became an MCP task is that task
+ * (acompanhar): its follower renews the claim while it runs, and a sweep
+ * that takes it over follows the same task. A pause does not live
+ * forever: one older than the requestState it holds can no longer be
+ * continued.
  */
 import { Role, TaskState, type Message, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -25,7 +28,7 @@ import type { PassoGuardado, Pausas, Reivindicacao } from '../armazenamento/paus
 import { Eventos } from '../a2a/eventos.js';
 import { avisoDeEstado, type Avisos } from '../push/avisos.js';
 import { MENSAGEM_SEM_PAUSA } from '../ponte/ponte.js';
-import { ehPedido, type Desfecho, type Passo, type Pedido, type Respostas } from '../ponte/tipos.js';
+import { ehPausa, type Desfecho, type Passo, type Pausa, type Pedido, type Respostas, type Seguimento } from '../ponte/tipos.js';
 import { aplicar, ESPERANDO, estadoDo, permitida, terminal, type Fato } from './maquina.js';
 
 export interface Limites {
@@ -165,7 +168,8 @@ export class Ciclo {
       alvo,
       ({ task, aberto }) => {
         if (aberto?.reivindicacao?.por !== this.por) throw passoOcupado(alvo.taskId);
-        const depois = this.depoisDo(alvo.taskId, desfecho, passo, respostas);
+        // An uncertain outcome leaves the step as stored for the sweep: the MCP task it may follow by now, not the call that started it.
+        const depois = this.depoisDo(alvo.taskId, desfecho, desfecho.estado === 'incerto' ? aberto.passo : passo, respostas);
         if (foraDoPedido && (!task || terminal(task))) return { passo: (pausas) => pausas.apagar(alvo.taskId) };
         // A sweep's replay of a step whose Task waits (a pause claimed with no answer, written before answers were kept): the step alone.
         if (foraDoPedido && !permitida('concluir', task?.status?.state, estadoDo(desfecho))) return { passo: depois };
@@ -191,9 +195,9 @@ export class Ciclo {
   async receber(
     alvo: Alvo,
     mensagem: Message,
-    escolher: (pausa: Exclude<Passo, Pedido>) => { respostas: Respostas } | Desfecho,
-  ): Promise<Transicao & { readonly resposta?: { pausa: Exclude<Passo, Pedido>; respostas: Respostas }; readonly expirada: boolean }> {
-    let resposta: { pausa: Exclude<Passo, Pedido>; respostas: Respostas } | undefined;
+    escolher: (pausa: Pausa) => { respostas: Respostas } | Desfecho,
+  ): Promise<Transicao & { readonly resposta?: { pausa: Pausa; respostas: Respostas }; readonly expirada: boolean }> {
+    let resposta: { pausa: Pausa; respostas: Respostas } | undefined;
     let expirada = false;
     const transicao = await this.transitar(alvo, ({ task, aberto }): Decisao => {
       if (!task) throw new TaskNotFoundError(`Task not found: ${alvo.taskId}`);
@@ -213,7 +217,7 @@ export class Ciclo {
         passo: this.depoisDo(alvo.taskId, desfecho, passo),
       });
       const falhou = (texto: string): Desfecho => ({ estado: 'falhou', mensagem: texto });
-      if (!aberto || ehPedido(aberto.passo)) return decidido(falhou(MENSAGEM_SEM_PAUSA), undefined);
+      if (!aberto || !ehPausa(aberto.passo)) return decidido(falhou(MENSAGEM_SEM_PAUSA), undefined);
       if (aberto.expirada) {
         expirada = true;
         return decidido(falhou(MENSAGEM_DE_PAUSA_EXPIRADA), undefined);
@@ -285,6 +289,32 @@ export class Ciclo {
   }
 
   /**
+   * The step's call became an MCP task, which this agent follows: the step
+   * is now that task (whoever takes it over follows the same task, and
+   * never calls the tool again), claimed for one more lease. Called again
+   * while the task runs, it renews the lease. False when the claim is no
+   * longer this agent's (a sweep took the step over): nothing is written.
+   */
+  async acompanhar(alvo: Alvo, seguimento: Seguimento): Promise<boolean> {
+    let nosso = false;
+    await this.transitar(
+      alvo,
+      ({ aberto }): Decisao => {
+        if (aberto?.reivindicacao?.por !== this.por) return {};
+        nosso = true;
+        return { passo: (pausas) => pausas.guardar(alvo.taskId, seguimento, this.reivindicacao()) };
+      },
+      { aviso: 'estado' },
+    );
+    return nosso;
+  }
+
+  /** How often a follower renews its claim: three times a lease, so one renewal lost to a busy database costs nothing. */
+  get renovacaoMs(): number {
+    return this.limites.prazoMs / 3;
+  }
+
+  /**
    * A step whose claim ran out, claimed anew by this agent (of two sweeps,
    * one gets it): the step and the answer it carried, to be run again.
    */
@@ -327,7 +357,7 @@ export class Ciclo {
         await diario.ocupar(taskId);
         const task = await tarefas.load(taskId, contexto);
         const guardado = lerPasso ? await pausas.ler(taskId) : undefined;
-        const aberto = guardado && { ...guardado, expirada: !ehPedido(guardado.passo) && this.expirou(guardado.passo.criadaEm) };
+        const aberto = guardado && { ...guardado, expirada: ehPausa(guardado.passo) && this.expirou(guardado.passo.criadaEm) };
         const decisao = decidir({ task, aberto });
         if (decisao.fato === undefined) {
           await decisao.passo?.(pausas);

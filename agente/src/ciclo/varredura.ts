@@ -3,7 +3,8 @@
  * takes over every step whose claim ran out (its agent died, or the call's
  * outcome never arrived), replaying it (the room booking with the same
  * idempotency key; a generic tool only when it says a replay is safe: see
- * Ponte) until the step gives a definite outcome. And the cap on paused
+ * Ponte; an MCP task followed again, apart from the pass) until the step
+ * gives a definite outcome. And the cap on paused
  * Tasks: past it, the oldest ones end. Every change goes through the
  * lifecycle's transitions, in the Task's turn.
  */
@@ -12,7 +13,8 @@ import { contextoDe, DONO_ANONIMO } from '../armazenamento/escopo.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import type { Pausas } from '../armazenamento/pausas.js';
 import type { Ponte } from '../ponte/ponte.js';
-import { ehPedido, type Desfecho, type Dono } from '../ponte/tipos.js';
+import { ehPedido, ehSeguimento, type Desfecho, type Dono } from '../ponte/tipos.js';
+import { Andamento } from './andamento.js';
 import { MENSAGEM_DE_PAUSA_EXPIRADA, type Ciclo } from './ciclo.js';
 
 export const mensagemDeExcesso = (maximo: number) =>
@@ -20,9 +22,12 @@ export const mensagemDeExcesso = (maximo: number) =>
 
 const LOTE_DA_VARREDURA = 500;
 
-type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar'>;
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir'>;
 
 export class Varredura {
+  /** The Tasks whose MCP task this agent follows again, apart from the passes. */
+  private readonly seguindo = new Set<string>();
+
   constructor(
     private readonly ciclo: Ciclo,
     /** Read to find the Tasks to change; every change is the lifecycle's. */
@@ -55,6 +60,12 @@ export class Varredura {
       if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
     }
     for (const taskId of await this.pausas.vencidas(this.agora(), LOTE_DA_VARREDURA)) {
+      if (this.seguindo.has(taskId)) continue;
+      if (await this.segueTarefa(taskId)) {
+        this.seguirDeNovo(taskId, ponte, log);
+        mudadas += 1;
+        continue;
+      }
       // One Task's replay failing (the database gone again) leaves it claimed for the next pass, and the others go on.
       const desfecho = await this.exclusao
         .seLivre(taskId, () => this.repetir(taskId, ponte))
@@ -83,20 +94,51 @@ export class Varredura {
   }
 
   /**
+   * A step that follows an MCP task, whose follower stopped: followed
+   * again here, in the Task's turn, apart from the pass (a task may run
+   * for minutes, and the sweep goes on meanwhile).
+   */
+  private seguirDeNovo(taskId: string, ponte: PonteDaVarredura, log: (linha: string) => void): void {
+    this.seguindo.add(taskId);
+    void this.exclusao
+      .seLivre(taskId, () => this.repetir(taskId, ponte))
+      .then(
+        (desfecho) => {
+          if (desfecho !== undefined) log(`varredura: tarefa MCP da Task ${taskId} seguida de novo, desfecho ${desfecho}`);
+        },
+        (erro: unknown) =>
+          log(`varredura: a Task ${taskId} fica para a proxima passada (${erro instanceof Error ? erro.message : String(erro)})`),
+      )
+      .finally(() => this.seguindo.delete(taskId));
+  }
+
+  /** Whether the step follows an MCP task; a step that cannot be read now is replayed as any other (and fails there, said). */
+  private async segueTarefa(taskId: string): Promise<boolean> {
+    const guardado = await noBanco(this.pausas.ler(taskId)).catch(() => undefined);
+    return guardado !== undefined && ehSeguimento(guardado.passo);
+  }
+
+  /**
    * Replays a step whose claim ran out, in the Task's turn: claimed anew,
-   * run again with the same key and answer, its outcome concluded.
+   * run again with the same key and answer (or, for an MCP task, followed
+   * again), its progress told, its outcome concluded.
    */
   private async repetir(taskId: string, ponte: PonteDaVarredura): Promise<Desfecho['estado'] | undefined> {
     const alvo = { taskId, contexto: contextoDe(await this.donoDoPasso(taskId)) };
     const retomado = await this.ciclo.retomar(alvo);
     if (!retomado) return undefined;
     const { passo, respostas } = retomado;
+    const andamento = new Andamento(this.ciclo, alvo);
+    const opcoes = { ...andamento.opcoes, repeticao: true };
     const desfecho: Desfecho = ehPedido(passo)
-      ? await ponte.atender(taskId, passo, { repeticao: true })
-      : respostas
-        ? await ponte.responder(taskId, passo, respostas, passo.trace, { repeticao: true })
-        : // A pause claimed with no answer recorded has nothing to replay: the same question, answerable again.
-          ponte.reapresentar(passo);
+      ? await ponte.atender(taskId, passo, opcoes)
+      : ehSeguimento(passo)
+        ? await ponte.seguir(taskId, passo, andamento.opcoes)
+        : respostas
+          ? await ponte.responder(taskId, passo, respostas, passo.trace, opcoes)
+          : // A pause claimed with no answer recorded has nothing to replay: the same question, answerable again.
+            ponte.reapresentar(passo);
+    await andamento.terminar();
     await this.ciclo.concluir(alvo, desfecho, passo, { ...(respostas ? { respostas } : {}), foraDoPedido: true });
     return desfecho.estado;
   }

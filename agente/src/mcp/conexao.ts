@@ -18,6 +18,8 @@ import {
   type InputResponses,
   type Tool,
 } from '@modelcontextprotocol/client';
+import type { SerializedTaskReference } from '@modelcontextprotocol/ext-tasks/client';
+import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 
 /** What a tools/call can come back as (input_required only from a `moderna` server). */
 export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
@@ -31,6 +33,24 @@ export const recusouCredenciais = (erro: unknown): boolean =>
 export interface Continuacao {
   readonly inputResponses: InputResponses;
   readonly requestState: string;
+}
+
+/**
+ * An MCP task a step's call started (2025-11-25: tools/call answered with
+ * a task), as any agent finds it again: ext-tasks' serialized reference
+ * (server, generation, task id) and, for a server that keeps its tasks per
+ * HTTP session (server-everything does), that session, its protocol version
+ * and the task capabilities its server declared there (a session joined
+ * again skips initialize, so nobody would tell them). The session id never
+ * leaves the store: no log, no A2A response.
+ */
+export interface TarefaMcp {
+  readonly referencia: SerializedTaskReference;
+  /** The task runs in this agent's stdio child: it ends with the agent, and nobody else can follow it. */
+  readonly local?: true;
+  readonly sessaoMcp?: string;
+  readonly versao?: string;
+  readonly capacidades: ServerTaskCapabilitiesV1;
 }
 
 export interface OpcoesDaChamada {
@@ -51,6 +71,10 @@ export interface OpcoesDaChamada {
   readonly sinal?: AbortSignal;
   /** The tool runs as an MCP task (2025-11-25, taskSupport "required"): started and followed to its end (tarefa.ts). */
   readonly tarefa?: true;
+  /** Told of the MCP task the call started, as it starts and each time it works again after a question, for the step to keep. */
+  readonly aoSeguir?: (tarefa: TarefaMcp) => void;
+  /** Instead of calling: follow this MCP task, which an earlier call started, to its end. */
+  readonly retomar?: TarefaMcp;
 }
 
 /**

@@ -25,7 +25,8 @@ import { limparErro, ondeEsta, semSegredos } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import type { FioDasTasks, Log } from './registro.js';
 import { Relogio } from './relogio.js';
-import { Sessao } from './sessao.js';
+import { Sessao, type Juntar } from './sessao.js';
+import { tarefaSemSeguidor } from './tarefa.js';
 
 /** Idle HTTP sessions kept for the next calls besides the long-lived one; past this, a session is closed as its call ends. */
 const OCIOSAS = 4;
@@ -93,10 +94,17 @@ export class ConexaoGenerica implements ConexaoMcp {
   }
 
   chamar(nome: string, argumentos: Record<string, unknown>, opcoes: OpcoesDaChamada): Promise<ResultadoDaFerramenta> {
+    const { retomar } = opcoes;
+    // A stdio child's task ended with the agent whose child it was: there is nothing to follow.
+    if (retomar?.local) return Promise.resolve(tarefaSemSeguidor(retomar, this.onde));
     return this.limpo(async () => {
       const relogio = new Relogio(this.prazoMs, opcoes.sinal);
       try {
-        const { sessao, soltar } = await this.vagaPara(relogio);
+        const sessaoMcp = retomar?.sessaoMcp;
+        const { sessao, soltar } =
+          sessaoMcp === undefined
+            ? await this.vagaPara(relogio)
+            : await this.juntarA({ sessaoMcp, ...(retomar?.versao ? { versao: retomar.versao } : {}) });
         try {
           return await sessao.chamar(nome, argumentos, opcoes, relogio);
         } finally {
@@ -175,6 +183,25 @@ export class ConexaoGenerica implements ConexaoMcp {
     if (sessao !== this.conectada) return;
     this.conectada = undefined;
     this.principal = undefined;
+  }
+
+  /**
+   * The HTTP session an MCP task lives in (a 2025 server may keep its tasks
+   * per session), joined by its id for as long as the task is followed:
+   * never pooled, never deleted (whoever opened it may still use it).
+   */
+  private async juntarA(juntar: Juntar): Promise<Vaga> {
+    const { servidor, log, prazoMs, fio } = this;
+    const sessao = await Sessao.abrir({
+      servidor,
+      numero: ++this.abertas,
+      log,
+      prazoMs,
+      ...(fio ? { fio } : {}),
+      juntar,
+      aoFechar: () => undefined,
+    });
+    return { sessao, soltar: () => void sessao.fechar() };
   }
 
   /** The session a call runs on, and what gives it back. */

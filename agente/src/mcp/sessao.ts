@@ -49,9 +49,13 @@ function stderrComPrefixo(transporte: StdioClientTransport, nome: string): void 
   });
 }
 
-function transporteDe(servidor: ServidorConfigurado): Transport {
+function transporteDe(servidor: ServidorConfigurado, juntar?: Juntar): Transport {
   if (ehHttp(servidor)) {
-    const opcoes = { requestInit: { headers: { ...servidor.headers } }, fetch: comTraceparent(fetch) };
+    const opcoes = {
+      requestInit: { headers: { ...servidor.headers } },
+      fetch: comTraceparent(fetch),
+      ...(juntar ? { sessionId: juntar.sessaoMcp, ...(juntar.versao === undefined ? {} : { protocolVersion: juntar.versao }) } : {}),
+    };
     if (servidor.transporte === 'streamable-http') return new StreamableHTTPClientTransport(servidor.url, opcoes);
     // The 2024-11-05 transport, deprecated by the SDK for Streamable HTTP: the only way to a server that serves nothing else.
     return new SSEClientTransport(servidor.url, opcoes); // eslint-disable-line @typescript-eslint/no-deprecated -- "sse" asked for in the file
@@ -74,6 +78,12 @@ interface Dona {
   readonly relogio: Relogio;
 }
 
+/** An HTTP session opened by some other process, joined by its id (no initialize: the session has had one). */
+export interface Juntar {
+  readonly sessaoMcp: string;
+  readonly versao?: string;
+}
+
 export interface Abertura {
   readonly servidor: ServidorConfigurado;
   /** This session's ordinal in its server, for the log (the HTTP session id is a credential of sorts: never logged). */
@@ -89,6 +99,8 @@ export interface Abertura {
   readonly aoMudarFerramentas?: () => void;
   /** Told once, when the session can no longer be used (closed, child exited, HTTP session lost). */
   readonly aoFechar: (sessao: Sessao) => void;
+  /** Join this session instead of opening one (to follow an MCP task that lives in it). */
+  readonly juntar?: Juntar;
 }
 
 export class Sessao {
@@ -106,13 +118,18 @@ export class Sessao {
     private readonly abertura: Abertura,
   ) {
     const { servidor, numero, log, prazoMs } = abertura;
-    this.tarefas = new TarefasMcp(cliente, servidor.nome, prazoMs, (erro) =>
-      log(`mcp! ${campos({ servidor: servidor.nome, sessao: numero, erro: erro.message })}`),
+    const http = transporte instanceof StreamableHTTPClientTransport ? transporte : undefined;
+    this.tarefas = new TarefasMcp(
+      cliente,
+      servidor.nome,
+      prazoMs,
+      (erro) => log(`mcp! ${campos({ servidor: servidor.nome, sessao: numero, erro: erro.message })}`),
+      ehHttp(servidor) ? { sessaoMcp: () => http?.sessionId } : { stdio: true },
     );
   }
 
   static async abrir(abertura: Abertura): Promise<Sessao> {
-    const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas, fio } = abertura;
+    const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas, fio, juntar } = abertura;
     const rotulo = { servidor: servidor.nome, sessao: numero };
     const cliente = new Client(CLIENTE, {
       // Questions in both modes; no sampling and no roots: a server that asks for them gets the SDK's -32601.
@@ -122,7 +139,7 @@ export class Sessao {
       inputRequired: { autoFulfill: false },
       ...(aoMudarFerramentas ? { listChanged: { tools: { autoRefresh: false, onChanged: () => aoMudarFerramentas() } } } : {}),
     });
-    const transporte = transporteDe(servidor);
+    const transporte = transporteDe(servidor, juntar);
     const sessao = new Sessao(cliente, transporte, abertura);
     cliente.setRequestHandler('elicitation/create', ({ params }) => sessao.perguntar(params));
     cliente.onclose = () => sessao.encerrada();
@@ -138,7 +155,11 @@ export class Sessao {
     const sondagem = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
     observarTransporte(transporte, ehHttp(servidor) ? servidor.url : 'stdio');
     try {
-      await cliente.connect(transporte, { timeout: prazoMs, ...(veredito ? { prior: veredito } : {}) });
+      // A joined session skips initialize: the SDK's plain 2025 connect does, given the session's id.
+      await cliente.connect(transporte, {
+        timeout: prazoMs,
+        ...(juntar ? { prior: { kind: 'legacy' } } : veredito ? { prior: veredito } : {}),
+      });
     } catch (erro) {
       await cliente.close().catch(() => undefined);
       // No request of whoever needed this session went out. An HTTP refusal (4xx) already says so by its
@@ -199,12 +220,14 @@ export class Sessao {
       // A 2026 session runs calls side by side: no question can arrive on it to be routed.
       if (this.era === 'sessao') this.dona = { aoPerguntar: opcoes.aoPerguntar, relogio };
       try {
-        if (opcoes.tarefa && this.era === 'sessao')
-          return await this.tarefas.chamar(nome, argumentos, params._meta, {
-            sinal: relogio.sinal,
-            reiniciar: () => relogio.reiniciar(),
-            ...(opcoes.aoProgredir ? { aoProgredir: opcoes.aoProgredir } : {}),
-          });
+        // A task has no deadline of its own (tarefa.ts): only the caller's cancel stops it.
+        const daTarefa = {
+          sinal: opcoes.sinal ?? new AbortController().signal,
+          ...(opcoes.aoProgredir ? { aoProgredir: opcoes.aoProgredir } : {}),
+          ...(opcoes.aoSeguir ? { aoSeguir: opcoes.aoSeguir } : {}),
+        };
+        if (opcoes.retomar) return await this.tarefas.retomar(opcoes.retomar, daTarefa);
+        if (opcoes.tarefa && this.era === 'sessao') return await this.tarefas.chamar(nome, argumentos, params._meta, daTarefa);
         return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
           allowInputRequired: true,
           signal: relogio.sinal,
@@ -235,7 +258,8 @@ export class Sessao {
   async fechar(): Promise<void> {
     this.aberta = false;
     await this.tarefas.fechar().catch(() => undefined);
-    if (this.transporte instanceof StreamableHTTPClientTransport) {
+    // A joined session is its opener's: left open on the server, whoever that was may still use it.
+    if (this.transporte instanceof StreamableHTTPClientTransport && !this.abertura.juntar) {
       const prazo = new Promise<void>((resolver) => setTimeout(resolver, this.abertura.prazoMs).unref());
       await Promise.race([this.transporte.terminateSession().catch(() => undefined), prazo]);
     }

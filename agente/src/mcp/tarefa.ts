@@ -3,6 +3,10 @@
  * `execution.taskSupport: "required"` and the server `tasks.requests.tools.call`),
  * called and followed to its end through the MCP project's
  * @modelcontextprotocol/ext-tasks, as one call of the bridge:
+ *  - the task's reference (TarefaMcp) is handed to `aoSeguir` as soon as
+ *    the server created it, so the step can keep it: a follower that dies
+ *    leaves the task to whoever takes the step over, who follows it again
+ *    (`retomar`) and never calls the tool twice;
  *  - each new `statusMessage` of the task is progress (a WORKING update of the A2A Task);
  *  - `input_required`: the question is the server's elicitation/create,
  *    which a 2025 server sends only while a `tasks/result` is open (ext-tasks
@@ -10,22 +14,37 @@
  *    here; the question then reaches the session's own elicitation handler,
  *    as any question of a `sessao` call does, and pauses the A2A Task;
  *  - completed: its result; failed, or cancelled by the server: an isError
- *    result in the server's words, which the bridge tells as FAILED;
- *  - the call's signal (a client's cancel, the deadline): `tasks/cancel`,
- *    then the signal's own reason, as a plain call's abort.
- * The task lives as long as this call: the agent that starts it follows it.
+ *    result in the server's words, which the bridge tells as FAILED; a task
+ *    the server no longer knows: an isError result saying so;
+ *  - the call's signal (a client's cancel): `tasks/cancel`, then the
+ *    signal's own reason, as a plain call's abort.
+ * No deadline of the call's own: a task runs as long as its server says it
+ * does, each of ext-tasks' requests (tasks/get, tasks/cancel) bounded by
+ * AGENTE_MCP_TIMEOUT_SECONDS, and the step's claim renewed while it runs.
  */
-import { isCallToolResult, ProtocolError, specTypeSchemas, type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import {
-  createTaskSessionFromClient,
+  isCallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkHttpError,
+  specTypeSchemas,
+  type CallToolResult,
+  type Client,
+} from '@modelcontextprotocol/client';
+import {
+  createSessionPortFromClient,
   DispatchError,
   JsonRpcResponseError,
   toolDeclaration,
+  withTasks,
+  type ConnectedMcpSessionPort,
   type TaskEnabledSession,
   type TaskExecutionEvent,
+  type ToolExecution,
 } from '@modelcontextprotocol/ext-tasks/client';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
-import type { OpcoesDaChamada } from './conexao.js';
+import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
+import type { OpcoesDaChamada, TarefaMcp } from './conexao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { SEM_PRAZO_DO_SDK } from './relogio.js';
 
@@ -42,40 +61,59 @@ function comoDoSdk(erro: unknown): unknown {
   return erro;
 }
 
+/**
+ * Why the server no longer has a task to follow, or undefined when the
+ * error says nothing of it: the task's id refused (its TTL passed, or the
+ * server restarted), or the HTTP session it lived in unknown (404).
+ */
+function esquecida(erro: unknown, { referencia }: TarefaMcp): string | undefined {
+  const doSdk = comoDoSdk(erro);
+  if (doSdk instanceof ProtocolError && doSdk.code === (ProtocolErrorCode.InvalidParams as number))
+    return `O servidor MCP nao conhece mais a tarefa ${referencia.taskId} (${doSdk.message}): ela expirou ou o servidor reiniciou, e o desfecho e desconhecido. Confira no servidor antes de pedir de novo.`;
+  // 404 is the spec's answer to an unknown session; some servers (server-everything) answer 400.
+  if (doSdk instanceof SdkHttpError && (doSdk.status === 404 || doSdk.status === 400))
+    return `A sessao MCP em que a tarefa ${referencia.taskId} rodava nao existe mais no servidor (HTTP ${String(doSdk.status)}): a tarefa se foi com ela, e o desfecho e desconhecido. Confira no servidor antes de pedir de novo.`;
+  return undefined;
+}
+
+/** A stdio child's task, left by an agent that stopped: the child, and the task with it, ended with that agent. */
+export const tarefaSemSeguidor = ({ referencia }: TarefaMcp, onde: string): CallToolResult =>
+  falha(
+    `A tarefa MCP ${referencia.taskId} rodava em ${onde}, processo filho do agente que a comecou, e terminou com ele: o desfecho e desconhecido. Confira no servidor antes de pedir de novo.`,
+  );
+
+type Opcoes = Pick<OpcoesDaChamada, 'aoProgredir' | 'aoSeguir'> & { readonly sinal: AbortSignal };
+
 export class TarefasMcp {
-  private sessao: TaskEnabledSession | undefined;
+  private sessao: { readonly tarefas: TaskEnabledSession; readonly porta: Disposable } | undefined;
 
   constructor(
     private readonly cliente: Client,
     /** The server's name: what ext-tasks scopes a task reference by. */
     private readonly servidor: string,
-    /** AGENTE_MCP_TIMEOUT_SECONDS: each of the task's requests (tasks/get, tasks/cancel). */
+    /** AGENTE_MCP_TIMEOUT_SECONDS: each of the task's requests (tools/call, tasks/get, tasks/cancel). */
     private readonly prazoMs: number,
     private readonly aoFalhar: (erro: Error) => void,
+    /** Where the server is: over HTTP, its session's id if it gave one (a 2025 server may keep its tasks per session); a stdio child is this process's alone. */
+    private readonly onde: { readonly stdio: true } | { readonly sessaoMcp: () => string | undefined },
   ) {}
 
   /**
-   * Starts the task and follows it until it ends. `sinal` is the call's
-   * clock (it restarts on each sign of the task, and stands still while
-   * a question is open, as the session's handler sees to).
+   * Starts the task and follows it until it ends; `sinal` is the caller's
+   * cancel. The task's reference goes to `aoSeguir` before anything else.
    */
   async chamar(
     nome: string,
     argumentos: Record<string, unknown>,
     meta: Readonly<Record<string, string>>,
-    opcoes: Pick<OpcoesDaChamada, 'aoProgredir'> & { readonly sinal: AbortSignal; readonly reiniciar: () => void },
+    opcoes: Opcoes,
   ): Promise<CallToolResult> {
-    if (!this.cliente.getServerCapabilities()?.tasks?.requests?.tools?.call)
+    const capacidades = this.cliente.getServerCapabilities()?.tasks;
+    if (!capacidades?.requests?.tools?.call)
       throw new ChamadaNaoEnviada(
         `${nome} exige uma tarefa MCP, e o servidor ${this.servidor} nao aceita tools/call como tarefa (falta a capacidade tasks.requests.tools.call)`,
       );
-    // The tool's declaration is all ext-tasks reads to call it as a task: no tools/list of its own.
-    this.sessao ??= createTaskSessionFromClient(this.cliente, {
-      endpointId: this.servidor,
-      tools: { currentTool: () => undefined },
-      onError: this.aoFalhar,
-    });
-    const execucao = await this.sessao
+    const execucao = await this.sessaoDeTarefas(capacidades)
       // Arguments read from JSON (a request, a stored pause) are JSON values: the type says so, no copy needed.
       .callTool(nome, argumentos as Readonly<Record<string, JsonValue>>, {
         declaration: toolDeclaration({ name: nome, inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }),
@@ -86,7 +124,73 @@ export class TarefasMcp {
       .catch((erro: unknown) => {
         throw comoDoSdk(erro);
       });
-    const { sinal, reiniciar, aoProgredir } = opcoes;
+    // Preference "require": ext-tasks gives a task or throws.
+    if (execucao.kind !== 'task') throw new Error(`${nome}: o servidor nao criou uma tarefa MCP`);
+    const sessaoMcp = 'sessaoMcp' in this.onde ? this.onde.sessaoMcp() : undefined;
+    const versao = this.cliente.getNegotiatedProtocolVersion();
+    const tarefa: TarefaMcp = {
+      referencia: execucao.serializeReference(),
+      ...('stdio' in this.onde ? { local: true } : {}),
+      ...(sessaoMcp === undefined ? {} : { sessaoMcp }),
+      ...(versao === undefined ? {} : { versao }),
+      capacidades,
+    };
+    return this.seguir(execucao, tarefa, opcoes);
+  }
+
+  /**
+   * Follows a task an earlier call started (maybe in another agent, now
+   * gone) to its end, as `chamar` does after starting one. A task the
+   * server no longer knows ends the call with an isError result saying so.
+   */
+  async retomar(tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult> {
+    let execucao: ToolExecution<unknown>;
+    try {
+      execucao = await this.sessaoDeTarefas(tarefa.capacidades).resumeTask(tarefa.referencia, { requestTimeoutMs: this.prazoMs });
+    } catch (erro) {
+      const motivo = esquecida(erro, tarefa);
+      if (motivo) return falha(motivo);
+      throw comoDoSdk(erro);
+    }
+    return this.seguir(execucao, tarefa, opcoes);
+  }
+
+  /** Ends what still follows a task here; ext-tasks cancels on the server any task not yet ended. */
+  async fechar(): Promise<void> {
+    await this.sessao?.tarefas.close();
+    this.sessao?.porta[Symbol.dispose]();
+  }
+
+  /**
+   * One ext-tasks session per client, made on the first task. Its task
+   * capabilities are the server's, as its initialize said; a session joined
+   * again (by its id, from another process) had no initialize here, so
+   * they are the ones kept with the task.
+   */
+  private sessaoDeTarefas(capacidades: ServerTaskCapabilitiesV1): TaskEnabledSession {
+    if (this.sessao) return this.sessao.tarefas;
+    const base = createSessionPortFromClient(this.cliente, this.servidor);
+    const porta: ConnectedMcpSessionPort = {
+      endpointId: base.endpointId,
+      taskCapabilities: { generation: 'v1', capabilities: this.cliente.getServerCapabilities()?.tasks ?? capacidades },
+      dispatch: (pedido, opcoes) => base.dispatch(pedido, opcoes),
+      onServerRequest: (atender) => base.onServerRequest(atender),
+      onNotification: (ouvir) => base.onNotification(ouvir),
+      onInvalidated: (ouvir) => base.onInvalidated(ouvir),
+      get invalidated() {
+        return base.invalidated;
+      },
+    };
+    // The tool's declaration is all ext-tasks reads to call it as a task: no tools/list of its own.
+    const tarefas = withTasks(porta, { tools: { currentTool: () => undefined }, onError: this.aoFalhar });
+    this.sessao = { tarefas, porta: base };
+    return tarefas;
+  }
+
+  /** Follows the execution to its end: progress, questions, the outcome, a cancel. */
+  private async seguir(execucao: ToolExecution<unknown>, tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult> {
+    const { sinal, aoProgredir, aoSeguir } = opcoes;
+    aoSeguir?.(tarefa);
     // A cancel waits for the server's word (tasks/cancel answered) before the call ends with the signal's reason.
     let cancelamento: Promise<void> | undefined;
     const cancelar = () => {
@@ -98,12 +202,14 @@ export class TarefasMcp {
     const resultadoAberto = new AbortController();
     let ultima: string | undefined;
     let relatos = 0;
+    let esperava = false;
     const aoMudar = (evento: TaskExecutionEvent<unknown>) => {
       if (evento.type !== 'task') return;
       const { status, statusMessage, taskId } = evento.task;
-      // Any news of the task shows the server at work.
-      reiniciar();
       if (status !== 'working' && status !== 'input_required') return;
+      // Answered: the task works again, followed by the request that answered (its step claimed again).
+      if (esperava && status === 'working') aoSeguir?.(tarefa);
+      esperava = status === 'input_required';
       if (statusMessage !== undefined && statusMessage !== ultima) {
         ultima = statusMessage;
         aoProgredir?.({ progress: ++relatos, message: statusMessage });
@@ -126,13 +232,19 @@ export class TarefasMcp {
         return outcome.result;
       }
       // The server said so: the task has that status. Otherwise ext-tasks lost the task here (a request that failed, the
-      // connection closed): the task may still run, so it is told to stop, and the call fails as that error.
+      // connection closed), and the task may still run: over HTTP it is left running, for the step's next follower (its
+      // reference is kept); a stdio child's task has no other follower, so it is told to stop. The call fails as that error.
       if (outcome.task?.status === 'failed' && outcome.status === 'failed')
         return falha(outcome.error.message || 'A tarefa MCP falhou sem mensagem.');
       if (outcome.task?.status === 'cancelled') return falha('A tarefa MCP foi cancelada pelo servidor.');
-      cancelar();
-      await cancelamento;
-      throw outcome.status === 'failed' ? comoDoSdk(outcome.error.cause ?? outcome.error) : new Error('a tarefa MCP foi cancelada');
+      const causa = outcome.status === 'failed' ? (outcome.error.cause ?? outcome.error) : new Error('a tarefa MCP foi cancelada');
+      const motivo = esquecida(causa, tarefa);
+      if (motivo) return falha(motivo);
+      if (tarefa.local) {
+        cancelar();
+        await cancelamento;
+      }
+      throw comoDoSdk(causa);
     } catch (erro) {
       if (sinal.aborted) {
         await cancelamento;
@@ -143,10 +255,5 @@ export class TarefasMcp {
       sinal.removeEventListener('abort', cancelar);
       resultadoAberto.abort();
     }
-  }
-
-  /** Ends what still follows a task here; ext-tasks cancels on the server any task not yet ended. */
-  async fechar(): Promise<void> {
-    await this.sessao?.close();
   }
 }

@@ -23,12 +23,12 @@ import {
   type InputRequiredResult,
 } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
-import type { ConexaoMcp, OpcoesDaChamada } from '../mcp/conexao.js';
+import type { ConexaoMcp, OpcoesDaChamada, TarefaMcp } from '../mcp/conexao.js';
 import { classificar, desfechoDa, falhaDoResultado, naChamada, PRIMEIRA_CHAMADA, RESPOSTA, type Falha, type Situacao } from './falhas.js';
 import { pedeUrl } from './perguntas.js';
-import { Recusa, type Perfil } from './perfil.js';
+import { Recusa, type Efeito, type Perfil } from './perfil.js';
 import { traceparentFilho, type Trace } from './trace.js';
-import type { Chamada, Desfecho, Dono, Entrada, Pausa, Pedido, Questao, Respostas } from './tipos.js';
+import type { Chamada, Desfecho, Dono, Entrada, Pausa, Pedido, Questao, Respostas, Seguimento } from './tipos.js';
 import { ChamadaViva, type ChamadasVivas, type Ouvido } from './vivas.js';
 
 /** Rounds of questions one request may take: a server that asks forever ends the Task instead. */
@@ -54,10 +54,21 @@ const chamadaDa = (pausa: Pausa): Chamada => ({
 
 type Pausada = Extract<Desfecho, { estado: 'pausada' }>;
 
-/** What a step runs with besides its request: a replay is told so; progress and cancellation reach the call. */
+/** A step's options, and what replaying its call would do now (see Ponte.seguivel). */
+interface Seguivel {
+  readonly opcoes: OpcoesDoPasso;
+  readonly efeito: () => Efeito;
+}
+
+/**
+ * What a step runs with besides its request: a replay is told so; progress
+ * and cancellation reach the call; the MCP task a call starts is handed to
+ * `aoSeguir` as the step to keep.
+ */
 export interface OpcoesDoPasso {
   readonly repeticao?: boolean;
   readonly aoProgredir?: OpcoesDaChamada['aoProgredir'];
+  readonly aoSeguir?: (seguimento: Seguimento) => void;
   readonly sinal?: AbortSignal;
 }
 
@@ -90,8 +101,9 @@ export class Ponte {
     if (!conexao) return falhou(mensagemSemServidor(chamada));
     const origem = { trace: pedido.trace, dono: pedido.dono };
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
-    const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(chamada, conexao));
-    return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
+    const seguivel = this.seguivel(chamada, opcoes);
+    const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(conexao, seguivel.efeito()));
+    return this.falando(taskId, chamada, seguivel, falhar, async (comSinal) => {
       // Read before the call: an effect the server had is never turned into a failure by a read after it.
       const preparo = await this.perfil.preparar(chamada, traceparentFilho(pedido.trace));
       const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: 1, preparo, falhar };
@@ -155,9 +167,10 @@ export class Ponte {
     if (pausa.sessao !== undefined && !viva) return falhou(MENSAGEM_SESSAO_PERDIDA);
     if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
     // Only a call waiting in this process holds a 2025 server's question; any other answer makes a new call, as in 2026.
+    const seguivel = this.seguivel(chamada, opcoes);
     const falhar = (falha: Falha) =>
       desfechoDa(falha, RESPOSTA[viva ? 'sessao' : 'moderna'], {
-        ...this.situacao(chamada, conexao),
+        ...this.situacao(conexao, seguivel.efeito()),
         // The same question, with why the answer was not relayed on a line of its own.
         manter: (erro: string): Desfecho => ({
           ...this.reapresentar(pausa, erro),
@@ -165,13 +178,14 @@ export class Ponte {
         }),
         comEstado: pausa.requestState !== undefined,
       });
-    return this.falando(taskId, chamada, opcoes, falhar, async (comSinal) => {
+    return this.falando(taskId, chamada, seguivel, falhar, async (comSinal) => {
       const preparo = await this.perfil.preparar(chamada, traceparentFilho(trace));
       const rodada: Rodada = { taskId, chamada, conexao, origem, rodada: pausa.rodada + 1, preparo, falhar };
       if (viva) {
         // A session's questions reach the Task one at a time (ChamadaViva queues them), and only elicitations pause it.
         const [chave = ''] = Object.keys(pausa.perguntas);
         viva.aoProgredir = comSinal.aoProgredir;
+        viva.aoSeguir = this.aoSeguir(rodada, comSinal);
         comSinal.sinal?.addEventListener('abort', () => viva.abandonar(), { once: true });
         viva.responder((respostas[chave] as ElicitResult | undefined) ?? { action: 'cancel' });
         return this.traduzir(rodada, { ...(await naChamada(() => proximoDe(viva))), viva });
@@ -182,31 +196,61 @@ export class Ponte {
     });
   }
 
+  /**
+   * A step whose call became an MCP task, taken over from a follower that
+   * stopped: the same task followed again to its end, never a new call.
+   * Following is a read, safe to repeat: a follow whose outcome never
+   * arrived is replayed until the task gives one.
+   */
+  async seguir(taskId: string, seguimento: Seguimento, opcoes: OpcoesDoPasso = {}): Promise<Desfecho> {
+    const { tarefaMcp, trace, dono } = seguimento;
+    const daTarefa: Chamada = {
+      skill: seguimento.skill,
+      ...(seguimento.servidor === undefined ? {} : { servidor: seguimento.servidor }),
+      ferramenta: seguimento.ferramenta,
+      argumentos: seguimento.argumentos,
+      tarefa: true,
+    };
+    const conexao = this.perfil.conexao(daTarefa);
+    if (!conexao) return falhou(mensagemSemServidor(daTarefa));
+    const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(conexao, 'repetivel'));
+    const seguivel = { opcoes, efeito: (): Efeito => 'repetivel' };
+    return this.falando(taskId, daTarefa, seguivel, falhar, async (comSinal) => {
+      const preparo = await this.perfil.preparar(daTarefa, traceparentFilho(trace));
+      const origem = { trace, ...(dono ? { dono } : {}) };
+      const rodada: Rodada = { taskId, chamada: daTarefa, conexao, origem, rodada: 1, preparo, falhar };
+      return this.traduzir(rodada, await naChamada(() => this.ouvir(rodada, comSinal, { retomar: tarefaMcp })));
+    });
+  }
+
   /** One call, and what it did: its result, or (on a session) the question it asked while running. */
   private async ouvir(
     rodada: Rodada,
     opcoes: OpcoesDoPasso,
-    extra: Pick<OpcoesDaChamada, 'continuacao'> = {},
+    extra: Pick<OpcoesDaChamada, 'continuacao' | 'retomar'> = {},
   ): Promise<Ouvido & { readonly viva?: ChamadaViva }> {
     const { chamada, conexao } = rodada;
+    const aoSeguir = this.aoSeguir(rodada, opcoes);
     const daChamada: OpcoesDaChamada = {
       traceparent: traceparentFilho(rodada.origem.trace),
       ...extra,
       ...(chamada.meta ? { meta: chamada.meta } : {}),
       ...(chamada.tarefa ? { tarefa: chamada.tarefa } : {}),
       ...(opcoes.aoProgredir && this.perfil.progresso ? { aoProgredir: opcoes.aoProgredir } : {}),
+      ...(aoSeguir ? { aoSeguir } : {}),
       ...(opcoes.sinal ? { sinal: opcoes.sinal } : {}),
     };
     if (conexao.era() === 'sessao') {
-      const viva = new ChamadaViva((aoPerguntar, sinal, aoProgredir) =>
+      const viva = new ChamadaViva((aoPerguntar, sinal, ouvintes) =>
         conexao.chamar(chamada.ferramenta, chamada.argumentos, {
           ...daChamada,
+          ...ouvintes,
           aoPerguntar,
           sinal: opcoes.sinal ? AbortSignal.any([opcoes.sinal, sinal]) : sinal,
-          aoProgredir,
         }),
       );
       viva.aoProgredir = opcoes.aoProgredir;
+      viva.aoSeguir = aoSeguir;
       return { ...(await proximoDe(viva)), viva };
     }
     return ouvidoDe(conexao.chamar(chamada.ferramenta, chamada.argumentos, daChamada).then((resultado) => ({ resultado })));
@@ -255,9 +299,52 @@ export class Ponte {
   }
 
   /** What falhas.ts's rows need of this step's call. */
-  private situacao(chamada: Chamada, conexao: ConexaoMcp): Situacao {
+  private situacao(conexao: ConexaoMcp, efeito: Efeito): Situacao {
     const { palavras } = this.perfil;
-    return { onde: conexao.onde, efeito: this.perfil.efeito(chamada), palavras, credenciais: this.perfil.credenciaisRecusadas(conexao) };
+    return { onde: conexao.onde, efeito, palavras, credenciais: this.perfil.credenciaisRecusadas(conexao) };
+  }
+
+  /**
+   * Where a call tells the MCP task it started: as the step that follows
+   * it (what a sweep needs to follow it again), for the step's `aoSeguir`.
+   */
+  private aoSeguir(rodada: Rodada, opcoes: OpcoesDoPasso): ((tarefa: TarefaMcp) => void) | undefined {
+    const { aoSeguir } = opcoes;
+    if (!aoSeguir) return undefined;
+    const { chamada, origem } = rodada;
+    return (tarefaMcp) =>
+      aoSeguir({
+        skill: chamada.skill,
+        ...(chamada.servidor === undefined ? {} : { servidor: chamada.servidor }),
+        ferramenta: chamada.ferramenta,
+        argumentos: chamada.argumentos,
+        tarefaMcp,
+        ...origem,
+        criadaEm: Date.now(),
+      });
+  }
+
+  /**
+   * The step's options, and what replaying its call would do: once the
+   * call has become an MCP task another agent can follow (kept as the
+   * step), replaying the step follows the task again, which is safe
+   * whatever the tool does; before that, it is the tool's own word.
+   */
+  private seguivel(chamada: Chamada, opcoes: OpcoesDoPasso): Seguivel {
+    const { aoSeguir } = opcoes;
+    let seguida = false;
+    return {
+      opcoes: aoSeguir
+        ? {
+            ...opcoes,
+            aoSeguir: (seguimento) => {
+              seguida ||= seguimento.tarefaMcp.local !== true;
+              aoSeguir(seguimento);
+            },
+          }
+        : opcoes,
+      efeito: () => (seguida ? 'repetivel' : this.perfil.efeito(chamada)),
+    };
   }
 
   /**
@@ -269,7 +356,7 @@ export class Ponte {
   private async falando(
     taskId: string,
     chamada: Chamada,
-    opcoes: OpcoesDoPasso,
+    { opcoes, efeito }: Seguivel,
     falhar: (falha: Falha) => Desfecho,
     conversa: (opcoes: OpcoesDoPasso) => Promise<Desfecho>,
   ): Promise<Desfecho> {
@@ -279,7 +366,7 @@ export class Ponte {
       return await conversa(cancelavel ? { ...opcoes, sinal: cancelavel.signal } : opcoes);
     } catch (erro) {
       const tentativa = {
-        efeito: this.perfil.efeito(chamada),
+        efeito: efeito(),
         repeticao: opcoes.repeticao === true,
         cancelada: cancelavel?.signal.aborted === true,
       };

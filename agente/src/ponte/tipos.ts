@@ -5,6 +5,7 @@
  * from these.
  */
 import type { ElicitRequestParams, InputResponses } from '@modelcontextprotocol/client';
+import type { TarefaMcp } from '../mcp/conexao.js';
 import type { Trace } from './trace.js';
 
 /** What a message said: its text parts joined, and its first data part, if any (it wins over the text). */
@@ -72,10 +73,28 @@ export interface Pedido {
   readonly criadaEm: number;
 }
 
-/** A Task's open step: a pause waiting for its answer, or a new Task's request. */
-export type Passo = Pausa | Pedido;
+/**
+ * A call that became an MCP task, followed until the task ends: whoever
+ * holds the claim polls it; a sweep that takes the claim over follows the
+ * same task again, never calls the tool again.
+ */
+export interface Seguimento {
+  readonly skill: string;
+  readonly servidor?: string;
+  readonly ferramenta: string;
+  readonly argumentos: Record<string, unknown>;
+  readonly tarefaMcp: TarefaMcp;
+  readonly trace: Trace;
+  readonly dono?: Dono;
+  readonly criadaEm: number;
+}
+
+/** A Task's open step: a pause waiting for its answer, a new Task's request, or the MCP task its call started. */
+export type Passo = Pausa | Pedido | Seguimento;
 
 export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
+export const ehPausa = (passo: Passo): passo is Pausa => 'perguntas' in passo;
+export const ehSeguimento = (passo: Passo): passo is Seguimento => 'tarefaMcp' in passo;
 
 /** A question the MCP server asked, as the bridge hands it over to be kept. */
 export type Pergunta = Omit<Pausa, 'criadaEm'>;

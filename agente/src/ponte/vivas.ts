@@ -7,7 +7,7 @@
  * left unanswered is given up after the pause's lifetime.
  */
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import type { OpcoesDaChamada, ResultadoDaFerramenta } from '../mcp/conexao.js';
+import type { OpcoesDaChamada, ResultadoDaFerramenta, TarefaMcp } from '../mcp/conexao.js';
 import type { Questao } from './tipos.js';
 
 /** What the call did next: asked a question, or ended. */
@@ -25,6 +25,7 @@ type Evento =
 const CANCELAR: ElicitResult = { action: 'cancel' };
 
 type Progresso = NonNullable<OpcoesDaChamada['aoProgredir']>;
+type Seguir = NonNullable<OpcoesDaChamada['aoSeguir']>;
 
 /**
  * One running call of a session. What it does is queued, never
@@ -41,12 +42,14 @@ export class ChamadaViva {
   private readonly desistir = new AbortController();
   /** Where the call's progress goes now: the request being served changes with each answer. */
   aoProgredir: Progresso | undefined;
+  /** Where the MCP task the call follows is told, likewise. */
+  aoSeguir: Seguir | undefined;
 
   constructor(
     chamar: (
       aoPerguntar: (questao: Questao) => Promise<ElicitResult>,
       sinal: AbortSignal,
-      aoProgredir: Progresso,
+      ouvintes: { readonly aoProgredir: Progresso; readonly aoSeguir: Seguir },
     ) => Promise<ResultadoDaFerramenta>,
   ) {
     const aoPerguntar = (questao: Questao) =>
@@ -54,7 +57,11 @@ export class ChamadaViva {
         if (this.abandonada) responder(CANCELAR);
         else this.empurrar({ questao, responder });
       });
-    chamar(aoPerguntar, this.desistir.signal, (progresso) => this.aoProgredir?.(progresso)).then(
+    const ouvintes = {
+      aoProgredir: (progresso: Parameters<Progresso>[0]) => this.aoProgredir?.(progresso),
+      aoSeguir: (tarefa: TarefaMcp) => this.aoSeguir?.(tarefa),
+    };
+    chamar(aoPerguntar, this.desistir.signal, ouvintes).then(
       (resultado) => this.empurrar({ resultado }),
       (erro: unknown) => this.empurrar({ erro }),
     );
