@@ -9,7 +9,9 @@
  * words. Every A2A exchange goes through the official client.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { clienteOficial, comoTarefa, dados, dadosDe, nomeDoEstado, resumo, textoDe, todos } from './apoio/cliente-a2a.js';
 import { leitor, rastro } from './apoio/fluxo-a2a.js';
@@ -20,11 +22,14 @@ import {
   ferramentasNoCard,
   iniciarAgenteGenerico,
   pastaTemporaria,
+  iniciarEverything,
   tarefas2025,
   type Pasta,
+  type ServidorExterno,
 } from './apoio/ponte-generica.js';
 import type { Processo } from './apoio/processos.js';
 import { MOTIVO_DA_FALHA } from './apoio/servidores/tarefas-2025.js';
+import { iniciarPostgres, type Postgres } from '../scripts/postgres.js';
 
 const SKILL = 'everything.simulate-research-query';
 const ESTAGIOS = ['Gathering sources...', 'Analyzing content...', 'Synthesizing findings...', 'Generating report...'];
@@ -151,3 +156,172 @@ describe('over stdio: server-everything and the fixture tarefas-2025, whose task
     assert.equal(mensagemDe(depois), MOTIVO_DA_FALHA);
   });
 });
+
+describe('two agents on PostgreSQL: the one following an MCP task killed with kill -9, the other follows the same task to its end', () => {
+  /** Short leases: a claim lasts 3 × 2 + 5 = 11 s, the sweep runs every second. */
+  const RAPIDO = { AGENTE_MCP_TIMEOUT_SECONDS: '2', AGENTE_SWEEP_SECONDS: '1' };
+  let postgres: Postgres | undefined;
+  let pasta: Pasta | undefined;
+  before(async () => {
+    postgres = await iniciarPostgres();
+    pasta = pastaTemporaria();
+  });
+  after(async () => {
+    await postgres?.parar();
+    pasta?.apagar();
+  });
+
+  /** server-everything, a fresh database, two agents on it; the first one's Task held with its MCP task kept as its step. */
+  async function seguidaPeloPrimeiro(topic: string) {
+    if (!postgres || !pasta) throw new Error('postgres nao subiu');
+    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
+    const everything = await iniciarEverything();
+    const config = pasta.config({ everything: { url: everything.url } }, `everything-${String(everything.porta)}.json`);
+    const [primeiro, segundo] = await Promise.all([
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+    ]);
+    const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
+    const pedido = { ...dados({ name: SKILL, arguments: { topic } }), configuration: { returnImmediately: true } };
+    const { id } = comoTarefa(await cliente.sendMessage(pedido as Parameters<typeof cliente.sendMessage>[0]));
+    // Held at a known point: the MCP task is the Task's step in the database, and the server stands still.
+    await esperarAte(async () => (await passoDe(url, id))?.includes('"tarefaMcp"') === true, `o passo da Task ${id} seguindo a tarefa MCP`);
+    everything.filho.kill('SIGSTOP');
+    return { url, everything, primeiro, segundo, id };
+  }
+
+  it('the survivor sweep follows the same task (tools/call went out once): its subscriber sees the report and COMPLETED', async () => {
+    const { url, everything, primeiro, segundo, id } = await seguidaPeloPrimeiro('correntes');
+    try {
+      const doSegundo = await clienteOficial(segundo.url, 'JSONRPC');
+      const inscrito = todos(doSegundo.resubscribeTask({ id, tenant: '' }));
+      await primeiro.parar('SIGKILL');
+      everything.filho.kill('SIGCONT');
+      const eventos = await inscrito;
+      assert.deepEqual(eventos.slice(-2).map(resumo), [`artifact:${SKILL}`, 'TASK_STATE_COMPLETED']);
+      const fim = await doSegundo.getTask({ id, tenant: '' });
+      assert.match(relatorio(fim), /^# Research Report: correntes\n/);
+      await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho concluida$`));
+      const chamadas = (processo: Processo) => processo.linhas.filter((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)).length;
+      assert.equal(chamadas(primeiro), 1, 'the first agent started the task');
+      assert.equal(chamadas(segundo), 0, 'the second one never called the tool');
+      assert.ok(segundo.linhas.some((linha) => /^mcp-> .*metodo=tasks\/get .*resultado=complete /.test(linha)));
+      assert.equal(await passoDe(url, id), undefined, 'no step left open');
+    } finally {
+      everything.filho.kill('SIGCONT');
+      await Promise.all([primeiro.parar('SIGKILL'), segundo.parar(), everything.parar()]);
+    }
+  });
+
+  it('a task silent for longer than the call deadline and the lease, its turn lost with its connection: the follower renews its claim, nobody takes over', async () => {
+    if (!postgres || !pasta) throw new Error('postgres nao subiu');
+    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
+    const config = pasta.config({ tarefas: tarefas2025() }, 'tarefas-longa.json');
+    const [primeiro, segundo] = await Promise.all([
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+    ]);
+    try {
+      const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
+      // 14 s of silence after its first status: past the 2 s deadline, past the 11 s claim.
+      const fluxo = leitor(cliente.sendMessageStream(dados({ name: 'tarefas.demorar', arguments: { segundos: 14 } })));
+      const ateOInicio = await fluxo.ate(
+        ({ payload }) => payload?.$case === 'statusUpdate' && mensagensDeTrabalho([{ payload }]).length > 0,
+      );
+      const [inicio] = ateOInicio;
+      assert.ok(inicio?.payload?.$case === 'task');
+      const { id } = inicio.payload.value;
+      await esperarAte(
+        async () => (await passoDe(url, id))?.includes('"tarefaMcp"') === true,
+        `o passo da Task ${id} seguindo a tarefa MCP`,
+      );
+      // The first agent's turn is held by a database connection: terminated, the second agent could take the step, if its claim ran out.
+      const terminadas = await consultar<number>(
+        url,
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'agente' AND pid <> pg_backend_pid()`,
+      );
+      assert.ok((terminadas ?? 0) > 0);
+      const eventos = [...ateOInicio, ...(await fluxo.resto())];
+      assert.deepEqual(mensagensDeTrabalho(eventos), ['Esperando 14 s...']);
+      assert.equal(resumo(eventos.at(-1) ?? {}), 'TASK_STATE_COMPLETED');
+      assert.ok(
+        !segundo.linhas.some((linha) => linha.startsWith('varredura:')),
+        segundo.linhas.filter((linha) => linha.startsWith('varredura:')).join('\n'),
+      );
+    } finally {
+      await Promise.all([primeiro.parar(), segundo.parar()]);
+    }
+  });
+
+  it("a stdio server's task ends with the agent whose child ran it: the survivor says so (FAILED), and calls nothing", async () => {
+    if (!postgres || !pasta) throw new Error('postgres nao subiu');
+    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
+    const config = pasta.config({ tarefas: tarefas2025() }, 'tarefas-stdio.json');
+    const [primeiro, segundo] = await Promise.all([
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+    ]);
+    try {
+      const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
+      const pedido = { ...dados({ name: 'tarefas.demorar', arguments: { segundos: 60 } }), configuration: { returnImmediately: true } };
+      const { id } = comoTarefa(await cliente.sendMessage(pedido as Parameters<typeof cliente.sendMessage>[0]));
+      await esperarAte(
+        async () => (await passoDe(url, id))?.includes('"tarefaMcp"') === true,
+        `o passo da Task ${id} seguindo a tarefa MCP`,
+      );
+      await primeiro.parar('SIGKILL');
+      await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho falhou$`), 30_000);
+      const fim = await (await clienteOficial(segundo.url, 'JSONRPC')).getTask({ id, tenant: '' });
+      assert.equal(nomeDoEstado(fim), 'TASK_STATE_FAILED');
+      assert.match(
+        mensagemDe(fim),
+        /^A tarefa MCP \w+ rodava em stdio node de tarefas, processo filho do agente que a comecou, e terminou com ele/,
+      );
+      assert.ok(!segundo.linhas.some((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)));
+    } finally {
+      await Promise.all([primeiro.parar('SIGKILL'), segundo.parar()]);
+    }
+  });
+
+  it('a task its server forgot (restarted, the session gone): FAILED saying so, and nothing is called again', async () => {
+    const { everything, primeiro, segundo, id } = await seguidaPeloPrimeiro('marés vivas');
+    let novo: ServidorExterno | undefined;
+    try {
+      await primeiro.parar('SIGKILL');
+      everything.filho.kill('SIGKILL');
+      await everything.parar();
+      novo = await iniciarEverything(20_000, 'streamableHttp', everything.porta);
+      await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho falhou$`), 30_000);
+      const fim = await (await clienteOficial(segundo.url, 'JSONRPC')).getTask({ id, tenant: '' });
+      assert.equal(nomeDoEstado(fim), 'TASK_STATE_FAILED');
+      assert.match(mensagemDe(fim), /^A sessao MCP em que a tarefa \w+ rodava nao existe mais no servidor \(HTTP 40[04]\)/);
+      assert.ok(!segundo.linhas.some((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)));
+    } finally {
+      await Promise.all([primeiro.parar('SIGKILL'), segundo.parar(), everything.parar(), novo?.parar()]);
+    }
+  });
+});
+
+/** The first column of the first row of `sql`, on a connection of its own. */
+async function consultar<T>(url: string, sql: string, valores: unknown[] = []): Promise<T | undefined> {
+  const cliente = new pg.Client(url);
+  await cliente.connect();
+  try {
+    const [linha] = (await cliente.query<Record<string, T>>(sql, valores)).rows;
+    return linha && Object.values(linha)[0];
+  } finally {
+    await cliente.end();
+  }
+}
+
+/** The Task's open step as the agents stored it (JSON text), or undefined. */
+const passoDe = (url: string, taskId: string) => consultar<string>(url, 'SELECT dados FROM a2a_pausas WHERE task_id = $1', [taskId]);
+
+/** Polls `condicao` until it holds, bounded in time: readiness read from the system itself. */
+async function esperarAte(condicao: () => Promise<boolean>, descricao: string, ms = 30_000): Promise<void> {
+  const limite = Date.now() + ms;
+  while (!(await condicao())) {
+    if (Date.now() > limite) throw new Error(`nao aconteceu em ${String(ms)} ms: ${descricao}`);
+    await new Promise((resolver) => setTimeout(resolver, 50));
+  }
+}

@@ -7,7 +7,7 @@
  * the card as a client reads it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -89,8 +89,13 @@ const TRANSPORTES = {
  * its stderr says it listens; its stdout is read and dropped, or a full pipe
  * would block it.
  */
-export async function iniciarEverything(ms = 20_000, transporte: keyof typeof TRANSPORTES = 'streamableHttp'): Promise<ServidorExterno> {
-  const porta = await portaLivre();
+export async function iniciarEverything(
+  ms = 20_000,
+  transporte: keyof typeof TRANSPORTES = 'streamableHttp',
+  /** The port of one stopped before: the same URL, a server that has forgotten everything. */
+  porta?: number,
+): Promise<ServidorExterno & { readonly porta: number; readonly filho: ChildProcess }> {
+  porta ??= await portaLivre();
   const { caminho, pronto } = TRANSPORTES[transporte];
   const filho = spawn(process.execPath, [EVERYTHING, transporte], {
     cwd: RAIZ,
@@ -124,6 +129,8 @@ export async function iniciarEverything(ms = 20_000, transporte: keyof typeof TR
   });
   return {
     url: `http://127.0.0.1:${String(porta)}${caminho}`,
+    porta,
+    filho,
     linhas,
     async parar() {
       if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');

@@ -2,10 +2,11 @@
  * Test fixture: a 2025-11-25 MCP server over stdio, on the 1.x SDK (as
  * server-everything is: the 2.x server SDK has no MCP tasks; a dev
  * dependency only), whose tools run only as MCP tasks and end the ways
- * simulate-research-query never does:
+ * simulate-research-query never does, or take long in silence:
  *   quebrar   -> working "Preparando...", then failed, in the server's words: "disco cheio no servidor"
  *   desistir  -> working "Preparando...", then the server cancels its own task
  *   morrer    -> working "Preparando...", then the whole process exits (the task's end never comes)
+ *   demorar   -> working "Esperando N s..." and nothing more for `segundos`, then completed "pronto depois de N s"
  * so the agent's mapping of those endings to A2A can be tested end to end.
  *
  *   node --import tsx test/apoio/servidores/tarefas-2025.ts
@@ -56,6 +57,29 @@ ferramenta('desistir', 'Uma tarefa que o servidor cancela.', (taskId) =>
   taskStore.updateTaskStatus(taskId, 'cancelled', 'O servidor desistiu.'),
 );
 ferramenta('morrer', 'Uma tarefa cujo servidor morre no meio.', () => process.exit(1));
+servidor.experimental.tasks.registerToolTask(
+  'demorar',
+  {
+    description: 'Uma tarefa que trabalha calada por tantos segundos, depois conclui.',
+    inputSchema: { segundos: z.number().min(0).max(120) },
+    execution: { taskSupport: 'required' },
+  },
+  {
+    createTask: async ({ segundos }, extra) => {
+      const task = await extra.taskStore.createTask({ ttl: 300_000, pollInterval: 200 });
+      void (async () => {
+        await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Esperando ${String(segundos)} s...`);
+        await new Promise((resolver) => setTimeout(resolver, segundos * 1000));
+        await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
+          content: [{ type: 'text', text: `pronto depois de ${String(segundos)} s` }],
+        });
+      })();
+      return { task };
+    },
+    getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+  },
+);
 
 // Served only when run as a process: a test imports MOTIVO_DA_FALHA from here, and must not serve on its own stdin.
 if (process.argv[1] === fileURLToPath(import.meta.url)) await servidor.connect(new StdioServerTransport());
