@@ -190,28 +190,31 @@ describe('two agents on PostgreSQL: the one following an MCP task killed with ki
     return { url, everything, primeiro, segundo, id };
   }
 
-  it('the survivor sweep follows the same task (tools/call went out once): its subscriber sees the report and COMPLETED', async () => {
-    const { url, everything, primeiro, segundo, id } = await seguidaPeloPrimeiro('correntes');
-    try {
-      const doSegundo = await clienteOficial(segundo.url, 'JSONRPC');
-      const inscrito = todos(doSegundo.resubscribeTask({ id, tenant: '' }));
-      await primeiro.parar('SIGKILL');
-      everything.filho.kill('SIGCONT');
-      const eventos = await inscrito;
-      assert.deepEqual(eventos.slice(-2).map(resumo), [`artifact:${SKILL}`, 'TASK_STATE_COMPLETED']);
-      const fim = await doSegundo.getTask({ id, tenant: '' });
-      assert.match(relatorio(fim), /^# Research Report: correntes\n/);
-      await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho concluida$`));
-      const chamadas = (processo: Processo) => processo.linhas.filter((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)).length;
-      assert.equal(chamadas(primeiro), 1, 'the first agent started the task');
-      assert.equal(chamadas(segundo), 0, 'the second one never called the tool');
-      assert.ok(segundo.linhas.some((linha) => /^mcp-> .*metodo=tasks\/get .*resultado=complete /.test(linha)));
-      assert.equal(await passoDe(url, id), undefined, 'no step left open');
-    } finally {
-      everything.filho.kill('SIGCONT');
-      await Promise.all([primeiro.parar('SIGKILL'), segundo.parar(), everything.parar()]);
-    }
-  });
+  // kill -9: the claim runs out. SIGTERM: the agent leaves the task running on the server (no tasks/cancel, its session kept), for the sweep.
+  for (const sinal of ['SIGKILL', 'SIGTERM'] as const)
+    it(`${sinal} to the follower: the survivor sweep follows the same task (tools/call went out once), its subscriber sees the report and COMPLETED`, async () => {
+      const { url, everything, primeiro, segundo, id } = await seguidaPeloPrimeiro(`correntes ${sinal}`);
+      try {
+        const doSegundo = await clienteOficial(segundo.url, 'JSONRPC');
+        const inscrito = todos(doSegundo.resubscribeTask({ id, tenant: '' }));
+        await primeiro.parar(sinal);
+        everything.filho.kill('SIGCONT');
+        const eventos = await inscrito;
+        assert.deepEqual(eventos.slice(-2).map(resumo), [`artifact:${SKILL}`, 'TASK_STATE_COMPLETED']);
+        const fim = await doSegundo.getTask({ id, tenant: '' });
+        assert.equal(relatorio(fim).split('\n')[0], `# Research Report: correntes ${sinal}`);
+        await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho concluida$`));
+        const chamadas = (processo: Processo) => processo.linhas.filter((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)).length;
+        assert.equal(chamadas(primeiro), 1, 'the first agent started the task');
+        assert.ok(!primeiro.linhas.some((linha) => /metodo=tasks\/cancel /.test(linha)), 'and never cancelled it');
+        assert.equal(chamadas(segundo), 0, 'the second one never called the tool');
+        assert.ok(segundo.linhas.some((linha) => /^mcp-> .*metodo=tasks\/get .*resultado=complete /.test(linha)));
+        assert.equal(await passoDe(url, id), undefined, 'no step left open');
+      } finally {
+        everything.filho.kill('SIGCONT');
+        await Promise.all([primeiro.parar('SIGKILL'), segundo.parar(), everything.parar()]);
+      }
+    });
 
   it('a task silent for longer than the call deadline and the lease, its turn lost with its connection: the follower renews its claim, nobody takes over', async () => {
     if (!postgres || !pasta) throw new Error('postgres nao subiu');

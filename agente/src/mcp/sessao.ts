@@ -257,9 +257,10 @@ export class Sessao {
   /** Ends the session: the HTTP session is deleted on the server (DELETE), a stdio child is stopped (stdin closed, then signals). */
   async fechar(): Promise<void> {
     this.aberta = false;
-    await this.tarefas.fechar().catch(() => undefined);
-    // A joined session is its opener's: left open on the server, whoever that was may still use it.
-    if (this.transporte instanceof StreamableHTTPClientTransport && !this.abertura.juntar) {
+    const deixadas = await this.tarefas.fechar().catch(() => 0);
+    // Left open on the server: a joined session is its opener's (who may still use it), and one whose MCP tasks
+    // still run holds them (a 2025 server may keep tasks per session) for the agent that follows them next.
+    if (this.transporte instanceof StreamableHTTPClientTransport && !this.abertura.juntar && deixadas === 0) {
       const prazo = new Promise<void>((resolver) => setTimeout(resolver, this.abertura.prazoMs).unref());
       await Promise.race([this.transporte.terminateSession().catch(() => undefined), prazo]);
     }

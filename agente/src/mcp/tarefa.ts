@@ -86,6 +86,8 @@ type Opcoes = Pick<OpcoesDaChamada, 'aoProgredir' | 'aoSeguir'> & { readonly sin
 
 export class TarefasMcp {
   private sessao: { readonly tarefas: TaskEnabledSession; readonly porta: Disposable } | undefined;
+  /** The tasks being followed here now. */
+  private readonly seguidas = new Set<ToolExecution<unknown>>();
 
   constructor(
     private readonly cliente: Client,
@@ -155,10 +157,24 @@ export class TarefasMcp {
     return this.seguir(execucao, tarefa, opcoes);
   }
 
-  /** Ends what still follows a task here; ext-tasks cancels on the server any task not yet ended. */
-  async fechar(): Promise<void> {
+  /**
+   * Ends what still follows a task here (the agent stops, the session is
+   * closed). Over HTTP a task still running is left to run, for whoever
+   * takes its step over (its claim runs out, or its follower tells it
+   * uncertain): answers how many were left, whose session must stay open
+   * on the server. A stdio child's task ends with its child: ext-tasks
+   * cancels it.
+   */
+  async fechar(): Promise<number> {
+    const deixadas = 'stdio' in this.onde ? [] : [...this.seguidas];
+    for (const execucao of deixadas) {
+      await execucao.detach();
+      // ext-tasks counts a detached execution settled only once its local driver stops: closed before, it would cancel the task.
+      await execucao.result().catch(() => undefined);
+    }
     await this.sessao?.tarefas.close();
     this.sessao?.porta[Symbol.dispose]();
+    return deixadas.length;
   }
 
   /**
@@ -191,6 +207,7 @@ export class TarefasMcp {
   private async seguir(execucao: ToolExecution<unknown>, tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult> {
     const { sinal, aoProgredir, aoSeguir } = opcoes;
     aoSeguir?.(tarefa);
+    this.seguidas.add(execucao);
     // A cancel waits for the server's word (tasks/cancel answered) before the call ends with the signal's reason.
     let cancelamento: Promise<void> | undefined;
     const cancelar = () => {
@@ -252,6 +269,7 @@ export class TarefasMcp {
       }
       throw erro;
     } finally {
+      this.seguidas.delete(execucao);
       sinal.removeEventListener('abort', cancelar);
       resultadoAberto.abort();
     }
