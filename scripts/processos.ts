@@ -54,7 +54,15 @@ export async function iniciar(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  sinal?.addEventListener('abort', () => filho.kill('SIGTERM'), { once: true });
+  // One SIGTERM only: a second one, while the process handles the first, would kill it mid-shutdown (Node's
+  // once-handler is gone by then), its last lines lost.
+  let terminado = false;
+  const terminar = () => {
+    if (terminado || filho.exitCode !== null || filho.signalCode !== null) return;
+    terminado = true;
+    filho.kill('SIGTERM');
+  };
+  sinal?.addEventListener('abort', terminar, { once: true });
   const linhas: string[] = [];
   const ouvintes = new Set<() => void>();
   let resto = '';
@@ -69,7 +77,8 @@ export async function iniciar(
   };
   filho.stderr.on('data', receber);
   filho.stdout.on('data', receber);
-  const saida = new Promise<number | null>((resolver) => filho.once('exit', (codigo) => resolver(codigo)));
+  // 'close', not 'exit': the last lines the process wrote before exiting are read (and echoed) by then.
+  const saida = new Promise<number | null>((resolver) => filho.once('close', (codigo) => resolver(codigo)));
 
   const esperarLinha = (padrao: RegExp, limite = ms) =>
     new Promise<string>((resolver, rejeitar) => {
@@ -102,7 +111,7 @@ export async function iniciar(
     pronta = await esperarLinha(PRONTO);
   } catch (erro) {
     // A process that never said it was ready is not left behind, whoever gave up waiting.
-    if (filho.exitCode === null && filho.signalCode === null) filho.kill('SIGTERM');
+    terminar();
     throw erro;
   }
   if (soAtePronto) {
@@ -116,7 +125,8 @@ export async function iniciar(
     esperarLinha,
     filho,
     async parar(sinal: NodeJS.Signals = 'SIGTERM') {
-      if (filho.exitCode === null && filho.signalCode === null) filho.kill(sinal);
+      if (sinal === 'SIGTERM') terminar();
+      else if (filho.exitCode === null && filho.signalCode === null) filho.kill(sinal);
       return saida;
     },
   };
