@@ -185,6 +185,26 @@ for (const [nome, criar] of [
       assert.equal(await pausas.total(), 0);
     });
 
+    it("keeps a 2026 task's question with the task it waits on, as a pause like any other", async () => {
+      const pausas = await criar();
+      // A task's question has no requestState: the task is what continues.
+      const { skill, ferramenta, argumentos, perguntas, rodada, trace, dono } = pausa(9);
+      const daTarefa: Pausa = {
+        skill,
+        ferramenta,
+        argumentos,
+        perguntas,
+        rodada,
+        trace,
+        ...(dono ? { dono } : {}),
+        tarefaMcp: { referencia: { ...seguimento(9).tarefaMcp.referencia, generation: 'v2' } as Seguimento['tarefaMcp']['referencia'] },
+        criadaEm: 9,
+      };
+      await pausas.guardar('q', daTarefa);
+      assert.deepEqual(await pausas.ler('q'), { passo: daTarefa });
+      assert.deepEqual(await emOrdem(pausas), ['q']);
+    });
+
     it('keeps the MCP task a step follows whole, claimed, apart from the pauses', async () => {
       const pausas = await criar();
       const reivindicacao = { por: 'agente-1', ate: 900 };

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as esperar } from 'node:timers/promises';
 import { isInputRequiredResult } from '@modelcontextprotocol/client';
 import { lerServidores } from '../src/mcp/configuracao.js';
-import type { ResultadoDaFerramenta } from '../src/mcp/conexao.js';
+import { ehPerguntaDaTarefa, type ResultadoDaFerramenta } from '../src/mcp/conexao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
 import { portaLivre } from './apoio.js';
 
@@ -61,7 +61,9 @@ async function iniciarEverything(): Promise<Everything> {
 }
 
 const textos = (resultado: ResultadoDaFerramenta) =>
-  isInputRequiredResult(resultado) ? '' : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
+  isInputRequiredResult(resultado) || ehPerguntaDaTarefa(resultado)
+    ? ''
+    : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
 
 describe('a 2025-era server over Streamable HTTP (server-everything)', () => {
   let everything: Everything | undefined;

@@ -11,7 +11,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { isInputRequiredResult, type Tool } from '@modelcontextprotocol/client';
 import { iniciar, type Processo } from '../../scripts/processos.js';
 import { Catalogo, fontesDe } from '../src/mcp/catalogo.js';
-import type { Skill } from '../src/mcp/conexao.js';
+import { ehPerguntaDaTarefa, type Skill } from '../src/mcp/conexao.js';
 import { lerServidores, type ServidorConfigurado } from '../src/mcp/configuracao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
 
@@ -69,7 +69,7 @@ describe('a 2026-07-28 server (the perguntas fixture)', () => {
           requestState: segunda.requestState ?? '',
         },
       });
-      assert.ok(!isInputRequiredResult(final));
+      assert.ok(!isInputRequiredResult(final) && !ehPerguntaDaTarefa(final));
       assert.deepEqual(final.structuredContent, {
         visitante: 'Marty',
         dia: 'quarta',

@@ -15,7 +15,7 @@ import { setTimeout as esperar } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/client';
 import { isInputRequiredResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { lerServidores } from '../src/mcp/configuracao.js';
-import type { ResultadoDaFerramenta } from '../src/mcp/conexao.js';
+import { ehPerguntaDaTarefa, type ResultadoDaFerramenta } from '../src/mcp/conexao.js';
 import { ConexaoGenerica } from '../src/mcp/generica.js';
 import { ChamadaNaoEnviada } from '../src/mcp/naoEnviada.js';
 import { Relogio } from '../src/mcp/relogio.js';
@@ -77,7 +77,9 @@ const PEDIDOS = (env: Record<string, string> = {}) => ({
 const pedidos = (env: Record<string, string> = {}, prazoMs?: number) => conexaoPara(PEDIDOS(env), prazoMs);
 
 const texto = (resultado: ResultadoDaFerramenta) =>
-  isInputRequiredResult(resultado) ? '' : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
+  isInputRequiredResult(resultado) || ehPerguntaDaTarefa(resultado)
+    ? ''
+    : resultado.content.map((bloco) => (bloco.type === 'text' ? bloco.text : '')).join('\n');
 
 /** One session to the pedidos stdio server, opened with a long deadline, and the log lines it writes. */
 async function sessaoDePedidos(): Promise<{ sessao: Sessao; linhas: string[] }> {

@@ -7,6 +7,7 @@ import {
   SdkError,
   SdkErrorCode,
   UrlElicitationRequiredError,
+  type InputRequiredResult,
   type Tool,
 } from '@modelcontextprotocol/client';
 import { ClienteMcp } from '../src/mcp/cliente.js';
@@ -38,7 +39,7 @@ const PEDIDO: Entrada = {
 const POLITICA = 'versao: 2026-11-01\n\n- regras\n';
 
 /** An input_required as the MCP SDK types it: a choice of `sala` among `alternativas`. */
-const pausa = (alternativas: string[], requestState = 'estado-opaco'): ResultadoDaFerramenta => ({
+const pausa = (alternativas: string[], requestState = 'estado-opaco'): InputRequiredResult => ({
   resultType: 'input_required',
   inputRequests: {
     chave_do_servidor: {
@@ -53,7 +54,7 @@ const pausa = (alternativas: string[], requestState = 'estado-opaco'): Resultado
   requestState,
 });
 /** A question outside the SDK's types, as another server could send it: the bridge must check it at run time. */
-const perguntaDoFio = (sala: object): ResultadoDaFerramenta =>
+const perguntaDoFio = (sala: object): InputRequiredResult =>
   JSON.parse(
     JSON.stringify({
       resultType: 'input_required',
@@ -65,7 +66,7 @@ const perguntaDoFio = (sala: object): ResultadoDaFerramenta =>
       },
       requestState: 'estado-opaco',
     }),
-  ) as ResultadoDaFerramenta;
+  ) as InputRequiredResult;
 const reservada = (sala: string): ResultadoDaFerramenta => ({
   content: [],
   structuredContent: {
@@ -791,7 +792,17 @@ describe('Ponte, the generic core: any server, either era', () => {
     const vazia = perguntou({}, 's');
     assert.deepEqual(await montarGenerico('moderna', [vazia]).ponte.atender('t', chamar('perguntar')), {
       estado: 'falhou',
-      mensagem: 'O servidor MCP pediu uma resposta sem dizer a pergunta (input_required sem inputRequests ou sem requestState).',
+      mensagem: 'O servidor MCP pediu uma resposta sem dizer a pergunta (sem inputRequests).',
+    });
+    const semEstado = JSON.parse(
+      JSON.stringify({
+        resultType: 'input_required',
+        inputRequests: { a: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: { type: 'object' } } } },
+      }),
+    ) as ResultadoDaFerramenta;
+    assert.deepEqual(await montarGenerico('moderna', [() => Promise.resolve(semEstado)]).ponte.atender('t', chamar('perguntar')), {
+      estado: 'falhou',
+      mensagem: 'O servidor MCP pediu uma resposta sem o requestState que a continua (input_required sem requestState).',
     });
   });
 

@@ -54,6 +54,20 @@ const PausaDeSala = z
     rodada: 1,
   }));
 
+/** An MCP task a step follows, or a 2026 task's question waits on (TarefaMcp). */
+const TarefaMcpGuardada = z.object({
+  referencia: z.object({
+    endpointId: z.string(),
+    generation: z.enum(['v1', 'v2']),
+    taskId: z.string(),
+    originalOperation: z.literal('tools/call'),
+  }),
+  local: z.literal(true).optional(),
+  sessaoMcp: z.string().optional(),
+  versao: z.string().optional(),
+  capacidades: ServerTaskCapabilitiesV1Schema.optional(),
+});
+
 /** What a store gives back is checked, not trusted: it was written by some process, some time ago. */
 const PassoNoBanco = z.union([
   z.object({
@@ -68,6 +82,7 @@ const PassoNoBanco = z.union([
     ferramenta: z.string(),
     perguntas: z.record(z.string(), QuestaoGuardada),
     requestState: z.string().optional(),
+    tarefaMcp: TarefaMcpGuardada.optional(),
     sessao: z.string().optional(),
     rodada: z.number(),
     ...Comum,
@@ -77,18 +92,7 @@ const PassoNoBanco = z.union([
     skill: z.string(),
     servidor: z.string().optional(),
     ferramenta: z.string(),
-    tarefaMcp: z.object({
-      referencia: z.object({
-        endpointId: z.string(),
-        generation: z.literal('v1'),
-        taskId: z.string(),
-        originalOperation: z.literal('tools/call'),
-      }),
-      local: z.literal(true).optional(),
-      sessaoMcp: z.string().optional(),
-      versao: z.string().optional(),
-      capacidades: ServerTaskCapabilitiesV1Schema,
-    }),
+    tarefaMcp: TarefaMcpGuardada,
     ...Comum,
   }),
 ]) as z.ZodType<Passo>;

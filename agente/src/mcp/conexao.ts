@@ -14,6 +14,7 @@ import {
   type CallToolResult,
   type ElicitRequestParams,
   type ElicitResult,
+  type InputRequests,
   type InputRequiredResult,
   type InputResponses,
   type Tool,
@@ -21,8 +22,21 @@ import {
 import type { SerializedTaskReference } from '@modelcontextprotocol/ext-tasks/client';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 
-/** What a tools/call can come back as (input_required only from a `moderna` server). */
-export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult;
+/**
+ * What a tools/call can come back as: input_required only from a `moderna`
+ * server; a task's question only from a 2026 task (tarefa.ts).
+ */
+export type ResultadoDaFerramenta = CallToolResult | InputRequiredResult | PerguntaDaTarefa;
+
+/**
+ * A 2026 MCP task asked something: its questions, keyed as the server keyed
+ * them, wait on the server for their answer (tasks/update), from any agent.
+ */
+export interface PerguntaDaTarefa {
+  readonly perguntaDaTarefa: { readonly tarefa: TarefaMcp; readonly inputRequests: InputRequests };
+}
+
+export const ehPerguntaDaTarefa = (resultado: ResultadoDaFerramenta): resultado is PerguntaDaTarefa => 'perguntaDaTarefa' in resultado;
 
 export type Era = 'moderna' | 'sessao';
 
@@ -50,7 +64,8 @@ export interface TarefaMcp {
   readonly local?: true;
   readonly sessaoMcp?: string;
   readonly versao?: string;
-  readonly capacidades: ServerTaskCapabilitiesV1;
+  /** 2025-11-25 only: a 2026 server declares its tasks in discover, which any session reads. */
+  readonly capacidades?: ServerTaskCapabilitiesV1;
 }
 
 export interface OpcoesDaChamada {
@@ -75,6 +90,8 @@ export interface OpcoesDaChamada {
   readonly aoSeguir?: (tarefa: TarefaMcp) => void;
   /** Instead of calling: follow this MCP task, which an earlier call started, to its end. */
   readonly retomar?: TarefaMcp;
+  /** With `retomar`: the answers to the task's questions (2026: tasks/update), sent before following it again. */
+  readonly respostasDaTarefa?: InputResponses;
 }
 
 /**

@@ -30,8 +30,9 @@ import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeEsta } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
-import { registrar, type FioDasTasks, type Log } from './registro.js';
+import { registrar, type FioDasTasks, type Log, type Registro } from './registro.js';
 import { SEM_PRAZO_DO_SDK, type Relogio } from './relogio.js';
+import { Despacho, EXTENSAO_DE_TASKS } from './despacho.js';
 import { TarefasMcp } from './tarefa.js';
 
 /**
@@ -72,6 +73,9 @@ function transporteDe(servidor: ServidorConfigurado, juntar?: Juntar): Transport
   return transporte;
 }
 
+/** Questions in both modes; no sampling and no roots: a server that asks for them gets the SDK's -32601. */
+const CAPACIDADES = { elicitation: { form: {}, url: {} } };
+
 /** A tools/call in flight on a `sessao` session: where its server's questions go. */
 interface Dona {
   readonly aoPerguntar: OpcoesDaChamada['aoPerguntar'];
@@ -109,31 +113,53 @@ export class Sessao {
   /** Its 2026 listen stream ended: listened again before its next request. */
   private surda = false;
 
-  /** The tools that run as MCP tasks, called through this session's client. */
-  private readonly tarefas: TarefasMcp;
+  /** Its log of requests, which also hears the raw requests' responses (they never reach the Client). */
+  private registro: Registro | undefined;
+
+  /** The MCP tasks this session's client starts and follows, made once connected (the server's generation of tasks known). */
+  private tarefasMcp: TarefasMcp | undefined;
 
   private constructor(
     private readonly cliente: Client,
     private readonly transporte: Transport,
     private readonly abertura: Abertura,
-  ) {
-    const { servidor, numero, log, prazoMs } = abertura;
-    const http = transporte instanceof StreamableHTTPClientTransport ? transporte : undefined;
-    this.tarefas = new TarefasMcp(
-      cliente,
+  ) {}
+
+  /**
+   * A 2026-07-28 server that declares the tasks extension: every tools/call
+   * declares it too, and goes out raw (despacho.ts), as the server may
+   * answer it with a task.
+   */
+  private get comTarefas2026(): boolean {
+    return this.era === 'moderna' && this.cliente.getServerCapabilities()?.extensions?.[EXTENSAO_DE_TASKS] !== undefined;
+  }
+
+  private get tarefas(): TarefasMcp {
+    if (this.tarefasMcp) return this.tarefasMcp;
+    const { servidor, numero, log, prazoMs } = this.abertura;
+    const http = this.transporte instanceof StreamableHTTPClientTransport ? this.transporte : undefined;
+    const versao = this.cliente.getNegotiatedProtocolVersion();
+    this.tarefasMcp = new TarefasMcp(
+      this.cliente,
       servidor.nome,
       prazoMs,
       (erro) => log(`mcp! ${campos({ servidor: servidor.nome, sessao: numero, erro: erro.message })}`),
       ehHttp(servidor) ? { sessaoMcp: () => http?.sessionId } : { stdio: true },
+      this.comTarefas2026 && versao !== undefined
+        ? {
+            despacho: new Despacho(this.transporte, prazoMs, (mensagem) => this.registro?.ouvir(mensagem)),
+            enquadramento: { protocolVersion: versao, clientInfo: CLIENTE, clientCapabilities: CAPACIDADES },
+          }
+        : undefined,
     );
+    return this.tarefasMcp;
   }
 
   static async abrir(abertura: Abertura): Promise<Sessao> {
     const { servidor, numero, log, prazoMs, veredito, aoMudarFerramentas, fio, juntar } = abertura;
     const rotulo = { servidor: servidor.nome, sessao: numero };
     const cliente = new Client(CLIENTE, {
-      // Questions in both modes; no sampling and no roots: a server that asks for them gets the SDK's -32601.
-      capabilities: { elicitation: { form: {}, url: {} } },
+      capabilities: CAPACIDADES,
       versionNegotiation: { mode: 'auto' },
       // A 2026 server's input_required comes back to the bridge as it is, to pause the A2A Task.
       inputRequired: { autoFulfill: false },
@@ -152,7 +178,8 @@ export class Sessao {
       if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
-    const sondagem = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
+    const registro = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
+    sessao.registro = registro;
     observarTransporte(transporte, ehHttp(servidor) ? servidor.url : 'stdio');
     try {
       // A joined session skips initialize: the SDK's plain 2025 connect does, given the session's id.
@@ -167,7 +194,7 @@ export class Sessao {
       if (erro instanceof SdkHttpError && erro.status < 500) throw erro;
       throw new ChamadaNaoEnviada(erro instanceof Error ? erro.message : String(erro), erro);
     }
-    sondagem(sessao.era);
+    registro.sondado(sessao.era);
     if (cliente.autoOpenedSubscription) sessao.vigiarEscuta(cliente.autoOpenedSubscription);
     if (ehHttp(servidor) && servidor.transporte === 'sse') sessao.fecharComOFluxo(transporte);
     return sessao;
@@ -226,7 +253,9 @@ export class Sessao {
           ...(opcoes.aoProgredir ? { aoProgredir: opcoes.aoProgredir } : {}),
           ...(opcoes.aoSeguir ? { aoSeguir: opcoes.aoSeguir } : {}),
         };
-        if (opcoes.retomar) return await this.tarefas.retomar(opcoes.retomar, daTarefa);
+        if (opcoes.retomar) return await this.tarefas.retomar(opcoes.retomar, daTarefa, opcoes.respostasDaTarefa);
+        if (this.comTarefas2026)
+          return await this.tarefas.chamar2026(nome, argumentos, params._meta, opcoes.continuacao, relogio.sinal, daTarefa);
         if (opcoes.tarefa && this.era === 'sessao') return await this.tarefas.chamar(nome, argumentos, params._meta, daTarefa);
         return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
           allowInputRequired: true,
@@ -257,7 +286,7 @@ export class Sessao {
   /** Ends the session: the HTTP session is deleted on the server (DELETE), a stdio child is stopped (stdin closed, then signals). */
   async fechar(): Promise<void> {
     this.aberta = false;
-    const deixadas = await this.tarefas.fechar().catch(() => 0);
+    const deixadas = (await this.tarefasMcp?.fechar().catch(() => 0)) ?? 0;
     // Left open on the server: a joined session is its opener's (who may still use it), and one whose MCP tasks
     // still run holds them (a 2025 server may keep tasks per session) for the agent that follows them next.
     if (this.transporte instanceof StreamableHTTPClientTransport && !this.abertura.juntar && deixadas === 0) {

@@ -24,12 +24,15 @@
  */
 import {
   isCallToolResult,
+  isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   SdkHttpError,
   specTypeSchemas,
   type CallToolResult,
   type Client,
+  type InputRequests,
+  type InputResponses,
 } from '@modelcontextprotocol/client';
 import {
   createSessionPortFromClient,
@@ -38,13 +41,16 @@ import {
   toolDeclaration,
   withTasks,
   type ConnectedMcpSessionPort,
+  type SerializedTaskReference,
   type TaskEnabledSession,
   type TaskExecutionEvent,
   type ToolExecution,
 } from '@modelcontextprotocol/ext-tasks/client';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
-import type { OpcoesDaChamada, TarefaMcp } from './conexao.js';
+import { isCreateTaskResultV2, type InputResponsesV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import type { Continuacao, OpcoesDaChamada, PerguntaDaTarefa, ResultadoDaFerramenta, TarefaMcp } from './conexao.js';
+import { enquadrar, type Despacho, type Enquadramento } from './despacho.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { SEM_PRAZO_DO_SDK } from './relogio.js';
 
@@ -84,6 +90,21 @@ export const tarefaSemSeguidor = ({ referencia }: TarefaMcp, onde: string): Call
 
 type Opcoes = Pick<OpcoesDaChamada, 'aoProgredir' | 'aoSeguir'> & { readonly sinal: AbortSignal };
 
+/** A 2026-07-28 server with the tasks extension: the raw request path and the envelope it needs (despacho.ts). */
+export interface Geracao2026 {
+  readonly despacho: Despacho;
+  readonly enquadramento: Enquadramento;
+}
+
+/**
+ * A 2026 task's questions wait for their answer with nobody following the
+ * task: ext-tasks hands each one here, and this never answers it (the
+ * follower stops at the question, which ends the wait unanswered); an
+ * answer goes later, from any agent, by tasks/update.
+ */
+const semResponderAqui = (_pedido: unknown, { signal }: { readonly signal?: AbortSignal }) =>
+  new Promise<never>((_, rejeitar) => signal?.addEventListener('abort', () => rejeitar(signal.reason as Error), { once: true }));
+
 export class TarefasMcp {
   private sessao: { readonly tarefas: TaskEnabledSession; readonly porta: Disposable } | undefined;
   /** The tasks being followed here now. */
@@ -98,7 +119,50 @@ export class TarefasMcp {
     private readonly aoFalhar: (erro: Error) => void,
     /** Where the server is: over HTTP, its session's id if it gave one (a 2025 server may keep its tasks per session); a stdio child is this process's alone. */
     private readonly onde: { readonly stdio: true } | { readonly sessaoMcp: () => string | undefined },
+    /** Set for a 2026-07-28 server with the tasks extension; otherwise the tasks are 2025-11-25's. */
+    private readonly geracao2026?: Geracao2026,
   ) {}
+
+  /**
+   * 2026-07-28: every tools/call declares the tasks extension, and the
+   * server decides. An answer of resultType "task" is followed as any
+   * task; any other answer is what a plain call gives (a result, or
+   * input_required with its requestState). `sinalDaChamada` times the
+   * tools/call itself; the task's follow stops only on `opcoes.sinal`.
+   */
+  async chamar2026(
+    nome: string,
+    argumentos: Record<string, unknown>,
+    meta: Readonly<Record<string, unknown>>,
+    continuacao: Continuacao | undefined,
+    sinalDaChamada: AbortSignal,
+    opcoes: Opcoes,
+  ): Promise<ResultadoDaFerramenta> {
+    const { despacho, enquadramento } = this.exigir2026();
+    const params = { name: nome, arguments: argumentos, ...continuacao, _meta: enquadrar(enquadramento, meta) };
+    const resposta = await despacho
+      .enviar({ method: 'tools/call', params } as JsonValue, { signal: sinalDaChamada })
+      .catch((erro: unknown) => {
+        throw comoDoSdk(erro);
+      });
+    if (resposta.kind === 'error') throw new ProtocolError(resposta.error.code, resposta.error.message, resposta.error.data);
+    const { result } = resposta;
+    if (isCreateTaskResultV2(result)) {
+      // The reference ext-tasks would serialize for this task: its id is the server's.
+      const referencia = {
+        endpointId: this.servidor,
+        generation: 'v2',
+        taskId: result.taskId,
+        originalOperation: 'tools/call',
+      } as SerializedTaskReference;
+      return this.retomar({ referencia }, opcoes);
+    }
+    if (isInputRequiredResult(result) || isCallToolResult(result)) return result;
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'tools/call respondeu fora do formato do MCP (nem resultado, nem input_required, nem task).',
+    );
+  }
 
   /**
    * Starts the task and follows it until it ends; `sinal` is the caller's
@@ -109,7 +173,7 @@ export class TarefasMcp {
     argumentos: Record<string, unknown>,
     meta: Readonly<Record<string, string>>,
     opcoes: Opcoes,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | PerguntaDaTarefa> {
     const capacidades = this.cliente.getServerCapabilities()?.tasks;
     if (!capacidades?.requests?.tools?.call)
       throw new ChamadaNaoEnviada(
@@ -142,19 +206,31 @@ export class TarefasMcp {
 
   /**
    * Follows a task an earlier call started (maybe in another agent, now
-   * gone) to its end, as `chamar` does after starting one. A task the
-   * server no longer knows ends the call with an isError result saying so.
+   * gone) to its end, as `chamar` does after starting one; `respostas`,
+   * the answers to its questions (2026: tasks/update), go first. A task
+   * the server no longer knows ends the call with an isError result saying so.
    */
-  async retomar(tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult> {
+  async retomar(tarefa: TarefaMcp, opcoes: Opcoes, respostas?: InputResponses): Promise<CallToolResult | PerguntaDaTarefa> {
     let execucao: ToolExecution<unknown>;
     try {
-      execucao = await this.sessaoDeTarefas(tarefa.capacidades).resumeTask(tarefa.referencia, { requestTimeoutMs: this.prazoMs });
+      const sessao = this.sessaoDeTarefas(tarefa.capacidades);
+      if (respostas)
+        await sessao
+          .task(tarefa.referencia.taskId, { requestTimeoutMs: this.prazoMs })
+          // The answers as the client sent them: ext-tasks checks each against the 2026 schema before sending.
+          .update(respostas as InputResponsesV2, opcoes.sinal);
+      execucao = await sessao.resumeTask(tarefa.referencia, { requestTimeoutMs: this.prazoMs });
     } catch (erro) {
       const motivo = esquecida(erro, tarefa);
       if (motivo) return falha(motivo);
       throw comoDoSdk(erro);
     }
     return this.seguir(execucao, tarefa, opcoes);
+  }
+
+  private exigir2026(): Geracao2026 {
+    if (!this.geracao2026) throw new Error(`${this.servidor}: chamada da geracao 2026 de tasks num servidor sem a extensao`);
+    return this.geracao2026;
   }
 
   /**
@@ -183,12 +259,29 @@ export class TarefasMcp {
    * again (by its id, from another process) had no initialize here, so
    * they are the ones kept with the task.
    */
-  private sessaoDeTarefas(capacidades: ServerTaskCapabilitiesV1): TaskEnabledSession {
+  private sessaoDeTarefas(capacidades: ServerTaskCapabilitiesV1 | undefined): TaskEnabledSession {
     if (this.sessao) return this.sessao.tarefas;
-    const base = createSessionPortFromClient(this.cliente, this.servidor);
+    const { geracao2026 } = this;
+    const base = createSessionPortFromClient(
+      this.cliente,
+      this.servidor,
+      geracao2026
+        ? {
+            rawDispatch: geracao2026.despacho.enviar,
+            // The Client's own words about itself, JSON as it sent them in discover.
+            v2RequestFraming: geracao2026.enquadramento as unknown as {
+              protocolVersion: string;
+              clientInfo: Readonly<Record<string, JsonValue>>;
+              clientCapabilities: Readonly<Record<string, JsonValue>>;
+            },
+          }
+        : {},
+    );
     const porta: ConnectedMcpSessionPort = {
       endpointId: base.endpointId,
-      taskCapabilities: { generation: 'v1', capabilities: this.cliente.getServerCapabilities()?.tasks ?? capacidades },
+      taskCapabilities: geracao2026
+        ? base.taskCapabilities
+        : { generation: 'v1', capabilities: this.cliente.getServerCapabilities()?.tasks ?? capacidades ?? {} },
       dispatch: (pedido, opcoes) => base.dispatch(pedido, opcoes),
       onServerRequest: (atender) => base.onServerRequest(atender),
       onNotification: (ouvir) => base.onNotification(ouvir),
@@ -198,13 +291,21 @@ export class TarefasMcp {
       },
     };
     // The tool's declaration is all ext-tasks reads to call it as a task: no tools/list of its own.
-    const tarefas = withTasks(porta, { tools: { currentTool: () => undefined }, onError: this.aoFalhar });
+    const tarefas = withTasks(porta, {
+      tools: { currentTool: () => undefined },
+      onError: this.aoFalhar,
+      ...(geracao2026 ? { onInputRequest: semResponderAqui } : {}),
+    });
     this.sessao = { tarefas, porta: base };
     return tarefas;
   }
 
-  /** Follows the execution to its end: progress, questions, the outcome, a cancel. */
-  private async seguir(execucao: ToolExecution<unknown>, tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult> {
+  /**
+   * Follows the execution to its end: progress, questions, the outcome, a
+   * cancel. A 2026 task's question ends the follow: the call answers it
+   * (PerguntaDaTarefa), and the task waits on the server for tasks/update.
+   */
+  private async seguir(execucao: ToolExecution<unknown>, tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult | PerguntaDaTarefa> {
     const { sinal, aoProgredir, aoSeguir } = opcoes;
     aoSeguir?.(tarefa);
     this.seguidas.add(execucao);
@@ -220,10 +321,17 @@ export class TarefasMcp {
     let ultima: string | undefined;
     let relatos = 0;
     let esperava = false;
+    let pergunta: InputRequests | undefined;
     const aoMudar = (evento: TaskExecutionEvent<unknown>) => {
       if (evento.type !== 'task') return;
-      const { status, statusMessage, taskId } = evento.task;
+      const { status, statusMessage, taskId, raw } = evento.task;
       if (status !== 'working' && status !== 'input_required') return;
+      if (status === 'input_required' && tarefa.referencia.generation === 'v2') {
+        // ext-tasks read it against the 2026 schema: the questions are InputRequests.
+        pergunta = (raw as { readonly inputRequests: InputRequests }).inputRequests;
+        void execucao.detach();
+        return;
+      }
       // Answered: the task works again, followed by the request that answered (its step claimed again).
       if (esperava && status === 'working') aoSeguir?.(tarefa);
       esperava = status === 'input_required';
@@ -244,6 +352,11 @@ export class TarefasMcp {
     try {
       // With the signal, settle stops waiting at once (the cancel above is on its way); without, a server that cannot cancel would hold it.
       const { outcome } = await execucao.settle({ onEvent: aoMudar, signal: sinal });
+      if (pergunta) {
+        // Settled once its local driver stops: only then may the session close without cancelling the task.
+        await execucao.result().catch(() => undefined);
+        return { perguntaDaTarefa: { tarefa, inputRequests: pergunta } };
+      }
       if (outcome.status === 'completed') {
         if (!isCallToolResult(outcome.result)) return falha('A tarefa MCP terminou com um resultado fora do formato de tools/call.');
         return outcome.result;

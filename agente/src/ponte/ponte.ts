@@ -16,14 +16,9 @@
  * never arrived is `incerto` when replaying it is safe, and is replayed
  * until it gives one.
  */
-import {
-  isInputRequiredResult,
-  UrlElicitationRequiredError,
-  type ElicitResult,
-  type InputRequiredResult,
-} from '@modelcontextprotocol/client';
+import { isInputRequiredResult, UrlElicitationRequiredError, type ElicitResult, type InputRequests } from '@modelcontextprotocol/client';
 import { objeto } from 'compartilhado/log';
-import type { ConexaoMcp, OpcoesDaChamada, TarefaMcp } from '../mcp/conexao.js';
+import { ehPerguntaDaTarefa, type ConexaoMcp, type OpcoesDaChamada, type TarefaMcp } from '../mcp/conexao.js';
 import { classificar, desfechoDa, falhaDoResultado, naChamada, PRIMEIRA_CHAMADA, RESPOSTA, type Falha, type Situacao } from './falhas.js';
 import { pedeUrl } from './perguntas.js';
 import { Recusa, type Efeito, type Perfil } from './perfil.js';
@@ -165,9 +160,11 @@ export class Ponte {
       return falhou(this.perfil.efeito(chamada) === 'nenhum' ? MENSAGEM_SESSAO_PERDIDA : mensagemDeInterrompida(chamada));
     const viva = pausa.sessao === undefined ? undefined : this.vivas.tomar(taskId, pausa.sessao);
     if (pausa.sessao !== undefined && !viva) return falhou(MENSAGEM_SESSAO_PERDIDA);
-    if (opcoes.repeticao && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
+    // A 2026 task's question: the answer is tasks/update, then the task followed again; both safe to repeat.
+    const { tarefaMcp } = pausa;
+    if (opcoes.repeticao && !tarefaMcp && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
     // Only a call waiting in this process holds a 2025 server's question; any other answer makes a new call, as in 2026.
-    const seguivel = this.seguivel(chamada, opcoes);
+    const seguivel = tarefaMcp ? { opcoes, efeito: (): Efeito => 'repetivel' } : this.seguivel(chamada, opcoes);
     const falhar = (falha: Falha) =>
       desfechoDa(falha, RESPOSTA[viva ? 'sessao' : 'moderna'], {
         ...this.situacao(conexao, seguivel.efeito()),
@@ -190,8 +187,11 @@ export class Ponte {
         viva.responder((respostas[chave] as ElicitResult | undefined) ?? { action: 'cancel' });
         return this.traduzir(rodada, { ...(await naChamada(() => proximoDe(viva))), viva });
       }
-      const continuacao =
-        pausa.requestState === undefined ? {} : { continuacao: { inputResponses: respostas, requestState: pausa.requestState } };
+      const continuacao = tarefaMcp
+        ? { retomar: tarefaMcp, respostasDaTarefa: respostas }
+        : pausa.requestState === undefined
+          ? {}
+          : { continuacao: { inputResponses: respostas, requestState: pausa.requestState } };
       return this.traduzir(rodada, await naChamada(() => this.ouvir(rodada, comSinal, continuacao)));
     });
   }
@@ -227,7 +227,7 @@ export class Ponte {
   private async ouvir(
     rodada: Rodada,
     opcoes: OpcoesDoPasso,
-    extra: Pick<OpcoesDaChamada, 'continuacao' | 'retomar'> = {},
+    extra: Pick<OpcoesDaChamada, 'continuacao' | 'retomar' | 'respostasDaTarefa'> = {},
   ): Promise<Ouvido & { readonly viva?: ChamadaViva }> {
     const { chamada, conexao } = rodada;
     const aoSeguir = this.aoSeguir(rodada, opcoes);
@@ -262,7 +262,15 @@ export class Ponte {
     // A URL to visit before the call (-32042): no state to echo, so the answer makes the call again.
     if ('urls' in ouvido) return this.pausar(rodada, Object.fromEntries(ouvido.urls.map((url, i) => [`url-${String(i + 1)}`, url])), {});
     const { resultado } = ouvido;
-    if (isInputRequiredResult(resultado)) return this.pausar(rodada, questoesDe(resultado), { requestState: resultado.requestState });
+    if (ehPerguntaDaTarefa(resultado)) {
+      const { tarefa, inputRequests } = resultado.perguntaDaTarefa;
+      return this.pausar(rodada, questoesDe(inputRequests), { tarefaMcp: tarefa });
+    }
+    if (isInputRequiredResult(resultado)) {
+      if (resultado.requestState === undefined)
+        throw new Recusa('O servidor MCP pediu uma resposta sem o requestState que a continua (input_required sem requestState).');
+      return this.pausar(rodada, questoesDe(resultado.inputRequests), { requestState: resultado.requestState });
+    }
     if (resultado.isError) return rodada.falhar(falhaDoResultado(resultado, this.perfil.falhaSemTexto(rodada.chamada)));
     return this.perfil.concluir(rodada.chamada, resultado, rodada.preparo);
   }
@@ -271,7 +279,7 @@ export class Ponte {
   private pausar(
     rodada: Rodada,
     perguntas: Record<string, Questao>,
-    continua: { readonly requestState?: string | undefined; readonly viva?: ChamadaViva },
+    continua: { readonly requestState?: string | undefined; readonly viva?: ChamadaViva; readonly tarefaMcp?: TarefaMcp },
   ): Desfecho {
     const { viva } = continua;
     const recusada =
@@ -291,6 +299,7 @@ export class Ponte {
       argumentos: chamada.argumentos,
       perguntas,
       ...(continua.requestState === undefined ? {} : { requestState: continua.requestState }),
+      ...(continua.tarefaMcp ? { tarefaMcp: continua.tarefaMcp } : {}),
       ...(viva ? { sessao: this.vivas.este } : {}),
       rodada: rodada.rodada,
       ...origem,
@@ -377,18 +386,17 @@ export class Ponte {
   }
 }
 
-/** input_required's questions: every one must be an elicitation (the agent declares no sampling or roots). */
-function questoesDe(resultado: InputRequiredResult): Record<string, Questao> {
+/** The questions of an input_required or of a 2026 task: every one must be an elicitation (the agent declares no sampling or roots). */
+function questoesDe(inputRequests: InputRequests | undefined): Record<string, Questao> {
   const questoes: Record<string, Questao> = {};
-  for (const [chave, pedido] of Object.entries(resultado.inputRequests ?? {})) {
+  for (const [chave, pedido] of Object.entries(inputRequests ?? {})) {
     if (pedido.method !== 'elicitation/create')
       throw new Recusa(`O servidor MCP pediu ${pedido.method}, que este agente nao oferece (nao declara sampling nem roots).`);
     // The SDK hands input_required over unchecked: a question is kept only if every agent can read it back and show it.
     if (!legivel(pedido.params)) throw new Recusa(`O servidor MCP fez uma pergunta fora do formato do MCP ("${chave}").`);
     questoes[chave] = pedido.params;
   }
-  if (Object.keys(questoes).length === 0 || resultado.requestState === undefined)
-    throw new Recusa('O servidor MCP pediu uma resposta sem dizer a pergunta (input_required sem inputRequests ou sem requestState).');
+  if (Object.keys(questoes).length === 0) throw new Recusa('O servidor MCP pediu uma resposta sem dizer a pergunta (sem inputRequests).');
   return questoes;
 }
 

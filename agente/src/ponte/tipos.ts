@@ -42,9 +42,10 @@ export type Questao = ElicitRequestParams;
  * A paused Task's question, kept until the answer: the call to continue and
  * the questions, keyed as the server keyed them. How it continues depends
  * on the server's era: `requestState` (2026-07-28) is echoed on a new call
- * by any agent; `sessao` names the agent process whose session holds the
- * call waiting for the answer; with neither, the call is made again (a
- * -32042 URL elicitation).
+ * by any agent; `tarefaMcp` names a 2026 MCP task waiting on its server,
+ * which any agent answers; `sessao` names the agent process whose session
+ * holds the call waiting for the answer; with none, the call is made again
+ * (a -32042 URL elicitation).
  */
 export interface Pausa {
   readonly skill: string;
@@ -55,6 +56,8 @@ export interface Pausa {
   /** Opaque: stored and echoed byte for byte, never opened, never shown. */
   readonly requestState?: string;
   readonly sessao?: string;
+  /** A 2026 MCP task's questions: the answer is its tasks/update (any agent), then the task is followed again. */
+  readonly tarefaMcp?: TarefaMcp;
   /** Which round of questions this is (the server may ask again after an answer); rounds are capped. */
   readonly rodada: number;
   /** The Task's trace, for a continuation that brings no traceparent of its own. */
