@@ -23,6 +23,7 @@ import {
   iniciarAgenteGenerico,
   pastaTemporaria,
   iniciarEverything,
+  iniciarTarefas2026,
   tarefas2025,
   type Pasta,
   type ServidorExterno,
@@ -301,6 +302,143 @@ describe('two agents on PostgreSQL: the one following an MCP task killed with ki
       assert.ok(!segundo.linhas.some((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)));
     } finally {
       await Promise.all([primeiro.parar('SIGKILL'), segundo.parar(), everything.parar(), novo?.parar()]);
+    }
+  });
+});
+
+const PESQUISAR = 'pesquisa.pesquisar';
+/** The example server's stages, each 1.5 s: three of its 500 ms polls, so the follower sees every one. */
+const ETAPA_MS = 1500;
+
+/** The INPUT_REQUIRED question of a paused Task: its key and the interpretations it offers. */
+function perguntaDe(pausa: Task): { chave: string; opcoes: string } {
+  const [pergunta] = dadosDe(pausa.status?.message?.parts) as { inputRequests: Record<string, { params: { requestedSchema: unknown } }> }[];
+  const [chave = '', questao] = Object.entries(pergunta?.inputRequests ?? {})[0] ?? [];
+  assert.ok(questao, JSON.stringify(pergunta));
+  return { chave, opcoes: JSON.stringify(questao.params.requestedSchema) };
+}
+
+describe('the 2026 generation (io.modelcontextprotocol/tasks): exemplos/tarefas-2026.ts, bridged by one agent', () => {
+  let pasta: Pasta | undefined;
+  let servidor: Processo | undefined;
+  let agente: Processo | undefined;
+  before(async () => {
+    pasta = pastaTemporaria();
+    servidor = await iniciarTarefas2026();
+    agente = await iniciarAgenteGenerico(pasta.config({ pesquisa: { url: servidor.url } }));
+  });
+  after(async () => {
+    await agente?.parar();
+    await servidor?.parar();
+    pasta?.apagar();
+  });
+
+  it('streamed: the server answers tools/call with a task; each stage a WORKING update, then the report and COMPLETED', async () => {
+    assert.ok(agente);
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const eventos = await todos(cliente.sendMessageStream(dados({ name: PESQUISAR, arguments: { tema: 'mares', etapaMs: ETAPA_MS } })));
+    assert.deepEqual(mensagensDeTrabalho(eventos), ['Reunindo fontes...', 'Analisando o tema...', 'Escrevendo o relatorio...']);
+    assert.deepEqual(eventos.slice(-2).map(resumo), [`artifact:${PESQUISAR}`, 'TASK_STATE_COMPLETED']);
+    assert.ok(agente.linhas.some((linha) => /^mcp-> servidor=pesquisa .*metodo=tasks\/get .*resultado=complete /.test(linha)));
+  });
+
+  it('a question inside the task: INPUT_REQUIRED with the server key; a declined answer: FAILED in the server words', async () => {
+    assert.ok(agente);
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const pausa = comoTarefa(await cliente.sendMessage(dados({ name: PESQUISAR, arguments: { tema: 'java', ambigua: true, etapaMs: 0 } })));
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
+    const { chave, opcoes } = perguntaDe(pausa);
+    assert.equal(chave, 'interpretacao-1');
+    assert.match(opcoes, /"enum":\["historica","atual"\]/);
+    const fim = comoTarefa(await cliente.sendMessage(dados({ inputResponses: { [chave]: { action: 'decline' } } }, { taskId: pausa.id })));
+    assert.equal(nomeDoEstado(fim), 'TASK_STATE_FAILED');
+    assert.match(mensagemDe(fim), /ficou sem uma interpretacao valida \(decline\): nada foi pesquisado/);
+  });
+
+  it('CancelTask mid-task: CANCELED, and the server is told with tasks/cancel', async () => {
+    assert.ok(agente);
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const fluxo = leitor(cliente.sendMessageStream(dados({ name: PESQUISAR, arguments: { tema: 'vento', etapaMs: 60_000 } })));
+    const ateOEstagio = await fluxo.ate(
+      ({ payload }) => payload?.$case === 'statusUpdate' && mensagensDeTrabalho([{ payload }]).length > 0,
+    );
+    const [primeiro] = ateOEstagio;
+    assert.ok(primeiro?.payload?.$case === 'task');
+    const cancelada = await cliente.cancelTask({ id: primeiro.payload.value.id, tenant: '', metadata: {} });
+    assert.equal(nomeDoEstado(cancelada), 'TASK_STATE_CANCELED', mensagemDe(cancelada));
+    assert.equal((await fluxo.resto()).map(resumo).at(-1), 'TASK_STATE_CANCELED');
+    await agente.esperarLinha(/^mcp-> servidor=pesquisa .*metodo=tasks\/cancel .*resultado=complete /);
+  });
+});
+
+describe('the 2026 generation on PostgreSQL: any agent answers the task question, and follows a task whose follower died', () => {
+  const RAPIDO = { AGENTE_MCP_TIMEOUT_SECONDS: '2', AGENTE_SWEEP_SECONDS: '1' };
+  let postgres: Postgres | undefined;
+  let pasta: Pasta | undefined;
+  let servidor: Processo | undefined;
+  before(async () => {
+    postgres = await iniciarPostgres();
+    pasta = pastaTemporaria();
+    servidor = await iniciarTarefas2026();
+  });
+  after(async () => {
+    await servidor?.parar();
+    await postgres?.parar();
+    pasta?.apagar();
+  });
+
+  async function doisAgentes() {
+    if (!postgres || !pasta || !servidor) throw new Error('postgres ou o servidor nao subiram');
+    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
+    const config = pasta.config({ pesquisa: { url: servidor.url } }, 'pesquisa.json');
+    const [primeiro, segundo] = await Promise.all([
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+    ]);
+    return { url, primeiro, segundo };
+  }
+
+  it('paused on the first agent, answered on the second (nobody polled the task meanwhile): COMPLETED with the interpretation chosen', async () => {
+    const { primeiro, segundo } = await doisAgentes();
+    try {
+      const pausa = comoTarefa(
+        await (
+          await clienteOficial(primeiro.url, 'JSONRPC')
+        ).sendMessage(dados({ name: PESQUISAR, arguments: { tema: 'python', ambigua: true, etapaMs: 0 } })),
+      );
+      assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
+      const { chave } = perguntaDe(pausa);
+      const resposta = { inputResponses: { [chave]: { action: 'accept', content: { interpretacao: 'atual' } } } };
+      const fim = comoTarefa(await (await clienteOficial(segundo.url, 'JSONRPC')).sendMessage(dados(resposta, { taskId: pausa.id })));
+      assert.equal(nomeDoEstado(fim), 'TASK_STATE_COMPLETED', mensagemDe(fim));
+      assert.equal(textoDe(fim.artifacts[0]?.parts).split('\n')[0], '# Relatorio: python (atual)');
+      assert.ok(segundo.linhas.some((linha) => /^mcp-> servidor=pesquisa .*metodo=tasks\/update .*resultado=complete /.test(linha)));
+    } finally {
+      await Promise.all([primeiro.parar(), segundo.parar()]);
+    }
+  });
+
+  it('kill -9 of the follower: the survivor sweep follows the same task (no session to join in 2026) to COMPLETED', async () => {
+    const { url, primeiro, segundo } = await doisAgentes();
+    try {
+      const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
+      const pedido = {
+        ...dados({ name: PESQUISAR, arguments: { tema: 'correntes', etapaMs: 4000 } }),
+        configuration: { returnImmediately: true },
+      };
+      const { id } = comoTarefa(await cliente.sendMessage(pedido as Parameters<typeof cliente.sendMessage>[0]));
+      await esperarAte(
+        async () => (await passoDe(url, id))?.includes('"generation":"v2"') === true,
+        `o passo da Task ${id} seguindo a tarefa MCP`,
+      );
+      const inscrito = todos((await clienteOficial(segundo.url, 'JSONRPC')).resubscribeTask({ id, tenant: '' }));
+      await primeiro.parar('SIGKILL');
+      const eventos = await inscrito;
+      assert.equal(resumo(eventos.at(-1) ?? {}), 'TASK_STATE_COMPLETED');
+      await segundo.esperarLinha(new RegExp(`^varredura: tarefa MCP da Task ${id} seguida de novo, desfecho concluida$`));
+      assert.ok(!segundo.linhas.some((linha) => /^mcp-> .*metodo=tools\/call /.test(linha)), 'the survivor never called the tool');
+    } finally {
+      await Promise.all([primeiro.parar('SIGKILL'), segundo.parar()]);
     }
   });
 });

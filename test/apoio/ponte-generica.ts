@@ -142,6 +142,9 @@ export async function iniciarEverything(
 /** The fixture, through tsx; it prints the "ouvindo em" line iniciar() waits for. */
 export const iniciarPerguntas = () => iniciar(PERGUNTAS, { PORT: '0' });
 
+/** The example server of 2026-generation MCP tasks (the `io.modelcontextprotocol/tasks` extension), on a free port. */
+export const iniciarTarefas2026 = () => iniciar('exemplos/tarefas-2026.ts', { PORT: '0' });
+
 /** One server as the mcpServers file writes it. */
 export type ServidorNoArquivo =
   | { readonly url: string; readonly headers?: Record<string, string>; readonly tools?: readonly string[] }
