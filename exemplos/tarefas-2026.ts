@@ -29,23 +29,15 @@
  * on stdout and `tarefas-2026: ouvindo em <url>` on stderr.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import {
   hasTaskClientCapabilityV2,
   type CreateTaskResultV2,
   type DetailedTaskV2,
   type InputRequestsV2,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  createMcpHandler,
-  McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-  type CallToolResult,
-  type ElicitResult,
-} from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { servirMcp } from './servir.js';
 
 const EXTENSAO = 'io.modelcontextprotocol/tasks';
 const TTL_MS = 300_000;
@@ -227,24 +219,4 @@ function criarServidor(): McpServer {
   return servidor;
 }
 
-const porta = Number(process.env.PORT ?? '7302');
-if (!Number.isInteger(porta) || porta < 0 || porta > 65_535) {
-  process.stderr.write(`tarefas-2026: PORT invalida: ${process.env.PORT ?? ''}\n`);
-  process.exit(1);
-}
-const aoFalhar = (erro: unknown) => process.stderr.write(`tarefas-2026: ${erro instanceof Error ? erro.message : String(erro)}\n`);
-// 'reject': a request without the 2026-07-28 envelope is refused, never served as 2025-era.
-const atender = toNodeHandler(createMcpHandler(criarServidor, { legacy: 'reject', onerror: aoFalhar }), { onerror: aoFalhar });
-const http = createServer((req, res) => {
-  if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('o endpoint MCP e /mcp\n');
-    return;
-  }
-  void atender(req, res);
-});
-http.listen(porta, '127.0.0.1', () => {
-  const endereco = http.address();
-  const url = `http://127.0.0.1:${String(typeof endereco === 'object' && endereco ? endereco.port : porta)}/mcp`;
-  process.stdout.write(`ouvindo ${url}\n`);
-  process.stderr.write(`tarefas-2026: ouvindo em ${url}\n`);
-});
+servirMcp('tarefas-2026', criarServidor, 7302);

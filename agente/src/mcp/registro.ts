@@ -53,20 +53,12 @@ const resposta = (mensagem: JSONRPCMessage) => isJSONRPCResultResponse(mensagem)
  * reads the probe's answer before its handlers (and these) are chained, so
  * the session, once connected, tells the outcome (the era).
  */
-/** What the session tells the log after the transport's own events. */
-export interface Registro {
-  /** The era was found: the probe (server/discover) gets its line. */
-  readonly sondado: (era: string) => void;
-  /** A message taken off the transport before the Client's chain (a raw request's response, despacho.ts). */
-  readonly ouvir: (mensagem: JSONRPCMessage) => void;
-}
-
 export function registrar(
   transporte: Transport,
   rotulo: Readonly<Record<string, unknown>>,
   log: Log,
   noFio?: { readonly fio: FioDasTasks; readonly servidor: string },
-): Registro {
+): (era: string) => void {
   const nossos = new Map<RequestId, Pendente>();
   const deles = new Map<RequestId, Pendente>();
   const escrever = (seta: string, pendentes: Map<RequestId, Pendente>, id: unknown, resultado: string, resposta?: JSONRPCMessage) => {
@@ -118,19 +110,15 @@ export function registrar(
       throw erro;
     }
   };
-  const ouvir = (mensagem: JSONRPCMessage) => {
+  transporte.onmessage = (mensagem) => {
     if (resposta(mensagem)) escrever('mcp->', nossos, mensagem.id, desfecho(mensagem), mensagem);
     else abrir(deles, mensagem);
   };
-  transporte.onmessage = ouvir;
   transporte.onclose = () => {
     for (const id of [...nossos.keys()]) escrever('mcp->', nossos, id, 'conexao fechada');
     for (const id of [...deles.keys()]) escrever('mcp<-', deles, id, 'conexao fechada');
   };
-  return {
-    sondado: (era) => {
-      for (const [id, pendente] of nossos) if (pendente.campos.metodo === 'server/discover') escrever('mcp->', nossos, id, `era ${era}`);
-    },
-    ouvir,
+  return (era) => {
+    for (const [id, pendente] of nossos) if (pendente.campos.metodo === 'server/discover') escrever('mcp->', nossos, id, `era ${era}`);
   };
 }

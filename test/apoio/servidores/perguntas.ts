@@ -23,11 +23,8 @@
  * `perguntas: ouvindo em <url>`, the shape scripts/processos.ts iniciar() reads.
  * Legacy (2025-era) requests are refused, as by our own server.
  */
-import { createServer } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   acceptedContent,
-  createMcpHandler,
   inputRequired,
   inputResponse,
   McpServer,
@@ -36,6 +33,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { servirMcp } from '../../../exemplos/servir.js';
 
 export const FERRAMENTA = 'agendar_visita';
 
@@ -209,24 +207,4 @@ function criarServidor(): McpServer {
   return servidor;
 }
 
-const porta = Number(process.env.PORT ?? '0');
-if (!Number.isInteger(porta) || porta < 0 || porta > 65_535) {
-  process.stderr.write(`perguntas: PORT invalida: ${process.env.PORT ?? ''}\n`);
-  process.exit(1);
-}
-
-// 'reject': a request without the 2026-07-28 envelope is refused, never served as 2025-era.
-const atender = toNodeHandler(createMcpHandler(criarServidor, { legacy: 'reject', onerror: aoFalhar }), { onerror: aoFalhar });
-const http = createServer((req, res) => {
-  if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('o endpoint MCP e /mcp\n');
-    return;
-  }
-  void atender(req, res);
-});
-http.listen(porta, '127.0.0.1', () => {
-  const endereco = http.address();
-  const url = `http://127.0.0.1:${String(typeof endereco === 'object' && endereco ? endereco.port : porta)}/mcp`;
-  process.stdout.write(`ouvindo ${url}\n`);
-  process.stderr.write(`perguntas: ouvindo em ${url}\n`);
-});
+servirMcp('perguntas', criarServidor, 0);
