@@ -159,8 +159,6 @@ describe('over stdio: server-everything and the fixture tarefas-2025, whose task
 });
 
 describe('two agents on PostgreSQL: the one following an MCP task killed with kill -9, the other follows the same task to its end', () => {
-  /** Short leases: a claim lasts 3 × 2 + 5 = 11 s, the sweep runs every second. */
-  const RAPIDO = { AGENTE_MCP_TIMEOUT_SECONDS: '2', AGENTE_SWEEP_SECONDS: '1' };
   let postgres: Postgres | undefined;
   let pasta: Pasta | undefined;
   before(async () => {
@@ -175,13 +173,9 @@ describe('two agents on PostgreSQL: the one following an MCP task killed with ki
   /** server-everything, a fresh database, two agents on it; the first one's Task held with its MCP task kept as its step. */
   async function seguidaPeloPrimeiro(topic: string) {
     if (!postgres || !pasta) throw new Error('postgres nao subiu');
-    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
     const everything = await iniciarEverything();
     const config = pasta.config({ everything: { url: everything.url } }, `everything-${String(everything.porta)}.json`);
-    const [primeiro, segundo] = await Promise.all([
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-    ]);
+    const { url, primeiro, segundo } = await doisAgentes(postgres, config);
     const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
     const pedido = { ...dados({ name: SKILL, arguments: { topic } }), configuration: { returnImmediately: true } };
     const { id } = comoTarefa(await cliente.sendMessage(pedido as Parameters<typeof cliente.sendMessage>[0]));
@@ -219,12 +213,7 @@ describe('two agents on PostgreSQL: the one following an MCP task killed with ki
 
   it('a task silent for longer than the call deadline and the lease, its turn lost with its connection: the follower renews its claim, nobody takes over', async () => {
     if (!postgres || !pasta) throw new Error('postgres nao subiu');
-    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
-    const config = pasta.config({ tarefas: tarefas2025() }, 'tarefas-longa.json');
-    const [primeiro, segundo] = await Promise.all([
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-    ]);
+    const { url, primeiro, segundo } = await doisAgentes(postgres, pasta.config({ tarefas: tarefas2025() }, 'tarefas-longa.json'));
     try {
       const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
       // 14 s of silence after its first status: past the 2 s deadline, past the 11 s claim.
@@ -259,12 +248,7 @@ describe('two agents on PostgreSQL: the one following an MCP task killed with ki
 
   it("a stdio server's task ends with the agent whose child ran it: the survivor says so (FAILED), and calls nothing", async () => {
     if (!postgres || !pasta) throw new Error('postgres nao subiu');
-    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
-    const config = pasta.config({ tarefas: tarefas2025() }, 'tarefas-stdio.json');
-    const [primeiro, segundo] = await Promise.all([
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-    ]);
+    const { url, primeiro, segundo } = await doisAgentes(postgres, pasta.config({ tarefas: tarefas2025() }, 'tarefas-stdio.json'));
     try {
       const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
       const pedido = { ...dados({ name: 'tarefas.demorar', arguments: { segundos: 60 } }), configuration: { returnImmediately: true } };
@@ -355,6 +339,19 @@ describe('the 2026 generation (io.modelcontextprotocol/tasks): exemplos/tarefas-
     assert.match(mensagemDe(fim), /ficou sem uma interpretacao valida \(decline\): nada foi pesquisado/);
   });
 
+  it('CancelTask while the task waits on its question (nobody following it): CANCELED, and the server is told with tasks/cancel', async () => {
+    assert.ok(agente);
+    const cliente = await clienteOficial(agente.url, 'JSONRPC');
+    const pausa = comoTarefa(await cliente.sendMessage(dados({ name: PESQUISAR, arguments: { tema: 'go', ambigua: true, etapaMs: 0 } })));
+    assert.equal(nomeDoEstado(pausa), 'TASK_STATE_INPUT_REQUIRED', mensagemDe(pausa));
+    const cancelamentos = () =>
+      (agente?.linhas ?? []).filter((linha) => /^mcp-> servidor=pesquisa .*metodo=tasks\/cancel .*resultado=complete /.test(linha)).length;
+    const antes = cancelamentos();
+    const cancelada = await cliente.cancelTask({ id: pausa.id, tenant: '', metadata: {} });
+    assert.equal(nomeDoEstado(cancelada), 'TASK_STATE_CANCELED');
+    await esperarAte(() => Promise.resolve(cancelamentos() > antes), 'o tasks/cancel da tarefa que esperava a resposta');
+  });
+
   it('CancelTask mid-task: CANCELED, and the server is told with tasks/cancel', async () => {
     assert.ok(agente);
     const cliente = await clienteOficial(agente.url, 'JSONRPC');
@@ -372,7 +369,6 @@ describe('the 2026 generation (io.modelcontextprotocol/tasks): exemplos/tarefas-
 });
 
 describe('the 2026 generation on PostgreSQL: any agent answers the task question, and follows a task whose follower died', () => {
-  const RAPIDO = { AGENTE_MCP_TIMEOUT_SECONDS: '2', AGENTE_SWEEP_SECONDS: '1' };
   let postgres: Postgres | undefined;
   let pasta: Pasta | undefined;
   let servidor: Processo | undefined;
@@ -387,19 +383,13 @@ describe('the 2026 generation on PostgreSQL: any agent answers the task question
     pasta?.apagar();
   });
 
-  async function doisAgentes() {
-    if (!postgres || !pasta || !servidor) throw new Error('postgres ou o servidor nao subiram');
-    const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
-    const config = pasta.config({ pesquisa: { url: servidor.url } }, 'pesquisa.json');
-    const [primeiro, segundo] = await Promise.all([
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-      iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
-    ]);
-    return { url, primeiro, segundo };
-  }
+  const agentesDaPesquisa = () => {
+    if (!pasta || !servidor) throw new Error('o servidor nao subiu');
+    return doisAgentes(postgres, pasta.config({ pesquisa: { url: servidor.url } }, 'pesquisa.json'));
+  };
 
   it('paused on the first agent, answered on the second (nobody polled the task meanwhile): COMPLETED with the interpretation chosen', async () => {
-    const { primeiro, segundo } = await doisAgentes();
+    const { primeiro, segundo } = await agentesDaPesquisa();
     try {
       const pausa = comoTarefa(
         await (
@@ -419,7 +409,7 @@ describe('the 2026 generation on PostgreSQL: any agent answers the task question
   });
 
   it('kill -9 of the follower: the survivor sweep follows the same task (no session to join in 2026) to COMPLETED', async () => {
-    const { url, primeiro, segundo } = await doisAgentes();
+    const { url, primeiro, segundo } = await agentesDaPesquisa();
     try {
       const cliente = await clienteOficial(primeiro.url, 'JSONRPC');
       const pedido = {
@@ -442,6 +432,20 @@ describe('the 2026 generation on PostgreSQL: any agent answers the task question
     }
   });
 });
+
+/** Short leases: a claim lasts 3 × 2 + 5 = 11 s, the sweep runs every second. */
+const RAPIDO = { AGENTE_MCP_TIMEOUT_SECONDS: '2', AGENTE_SWEEP_SECONDS: '1' };
+
+/** A fresh database on `postgres` and two agents on it, bridging the servers of `config`. */
+async function doisAgentes(postgres: Postgres | undefined, config: string) {
+  if (!postgres) throw new Error('postgres nao subiu');
+  const url = await postgres.novoBanco(`tarefas_${randomUUID().replaceAll('-', '')}`);
+  const [primeiro, segundo] = await Promise.all([
+    iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+    iniciarAgenteGenerico(config, { TASKS_DB: url, ...RAPIDO }),
+  ]);
+  return { url, primeiro, segundo };
+}
 
 /** The first column of the first row of `sql`, on a connection of its own. */
 async function consultar<T>(url: string, sql: string, valores: unknown[] = []): Promise<T | undefined> {

@@ -120,7 +120,7 @@ async function montarApp(
       // A follow lasts at most a pause's lifetime and one claim: by then a paused Task has been swept.
       new Acompanhamento(armazenamento.diario, armazenamento.campainha, limites.validadeMs + limites.prazoMs),
       log,
-      (taskId) => ponte.cancelar(taskId),
+      ponte,
       config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
     ),
   );

@@ -340,7 +340,7 @@ describe('steps written by older agents', () => {
 /** The lifecycle's limits in these tests: 600 s of requestState, claims of 60 s. */
 const LIMITES = { maxPausadas: 10, validadeMs: 600_000, prazoMs: 60_000 };
 
-type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir'>;
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir' | 'largar'>;
 
 /** A bridge for a sweep with nothing to replay: any call fails the test. */
 const SEM_REPETICAO: PonteDaVarredura = {
@@ -349,6 +349,7 @@ const SEM_REPETICAO: PonteDaVarredura = {
   reapresentar: () => assert.fail('nada a reapresentar'),
   cancelar: () => false,
   seguir: () => Promise.reject(new Error('nada a seguir')),
+  largar: () => undefined,
 };
 
 /** A status as its state and the text of its message: `STATE: text`. */
@@ -472,6 +473,7 @@ describe('Ciclo and Varredura: one clock, a cap, a lifetime, leases and their re
       reapresentar: () => assert.fail('every claim here records its answer'),
       cancelar: () => false,
       seguir: () => assert.fail('no step here follows an MCP task'),
+      largar: () => undefined,
     };
     const resposta = { escolha_de_sala: { action: 'accept' as const, content: { sala: 'sala-fusca' } } };
     await aberta(ciclo, 'novo');

@@ -26,11 +26,12 @@ const CONCLUIDA: Desfecho = { estado: 'concluida', mensagem: 'pronto', artefato:
 /** A bridge whose new Tasks complete once `liberar` is called; answers are not expected here. */
 function ponteRoteirizada() {
   const { promessa: liberado, resolver: liberar } = adiado();
-  const ponte: Pick<Ponte, 'atender' | 'responder' | 'escolher' | 'cancelar'> = {
+  const ponte: Pick<Ponte, 'atender' | 'responder' | 'escolher' | 'cancelar' | 'largar'> = {
     atender: () => liberado.then(() => CONCLUIDA),
     responder: () => Promise.reject(new Error('ponte.responder is not expected in this test')),
     escolher: () => assert.fail('ponte.escolher is not expected in this test'),
     cancelar: () => false,
+    largar: () => undefined,
   };
   return { ponte, liberar };
 }

@@ -49,6 +49,7 @@ import { terminal } from '../ciclo/maquina.js';
 import type { Ciclo, Transicao } from '../ciclo/ciclo.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
 import type { Conducao } from './conducao.js';
+import type { Ponte } from '../ponte/ponte.js';
 
 /**
  * Names a client chooses, cut to what the database columns hold (the SDK's
@@ -116,8 +117,12 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly push: Push,
     private readonly acompanhamento: Acompanhamento,
     private readonly log: (linha: string) => void,
-    /** Cancels the Task's MCP call running in this process, when it may be (see Ponte.cancelar). */
-    private readonly interromper: (taskId: string) => boolean = () => false,
+    /**
+     * Cancels the Task's MCP call running in this process, when it may be
+     * (Ponte.cancelar); and a 2026 MCP task waiting on the Task's question
+     * (Ponte.largar).
+     */
+    private readonly mcp: Pick<Ponte, 'cancelar' | 'largar'> = { cancelar: () => false, largar: () => undefined },
     /** With AGENTE_TOKENS, GetExtendedAgentCard's answer (estendido.ts), signed by it: the SDK's signer would sign its message form. */
     cardEstendido?: ExtendedAgentCardProvider,
   ) {
@@ -237,8 +242,10 @@ export class Atendimento extends DefaultRequestHandler {
     // The SDK's own check and words.
     if (!params.id.trim()) throw new RequestMalformedError('Task ID is required');
     await this.conferirDono(params.id, context);
-    this.interromper(params.id);
-    const { task } = await this.exclusao.com(params.id, () => this.ciclo.cancelar({ taskId: params.id, contexto: context }));
+    this.mcp.cancelar(params.id);
+    const { task } = await this.exclusao.com(params.id, () =>
+      this.ciclo.cancelar({ taskId: params.id, contexto: context }, (pausa) => this.mcp.largar(pausa)),
+    );
     return task;
   }
 

@@ -45,7 +45,7 @@ function entradaDe(mensagem: Message): Entrada {
 export class Conducao {
   constructor(
     private readonly ciclo: Ciclo,
-    private readonly ponte: Pick<Ponte, 'atender' | 'responder' | 'escolher' | 'cancelar'>,
+    private readonly ponte: Pick<Ponte, 'atender' | 'responder' | 'escolher' | 'cancelar' | 'largar'>,
     private readonly exclusao: Exclusao,
     private readonly varredura: Pick<Varredura, 'conterExcesso'>,
     /** With the console on: each step's MCP exchanges noted under its Task. */
@@ -116,7 +116,7 @@ export class Conducao {
     const concluida = await this.ciclo.concluir(alvo, desfecho, passo, respostas ? { respostas } : {});
     if (!concluida) throw new Error(`a Task ${alvo.taskId} terminou fora deste pedido`);
     aoGravar(concluida, false);
-    if (concluida.pausadas !== undefined) await this.varredura.conterExcesso(concluida.pausadas);
+    if (concluida.pausadas !== undefined) await this.varredura.conterExcesso(concluida.pausadas, this.ponte);
     return concluida.task;
   }
 

@@ -28,7 +28,16 @@ import type { PassoGuardado, Pausas, Reivindicacao } from '../armazenamento/paus
 import { Eventos } from '../a2a/eventos.js';
 import { avisoDeEstado, type Avisos } from '../push/avisos.js';
 import { MENSAGEM_SEM_PAUSA } from '../ponte/ponte.js';
-import { ehPausa, type Desfecho, type Passo, type Pausa, type Pedido, type Respostas, type Seguimento } from '../ponte/tipos.js';
+import {
+  ehPausa,
+  ehSeguimento,
+  type Desfecho,
+  type Passo,
+  type Pausa,
+  type Pedido,
+  type Respostas,
+  type Seguimento,
+} from '../ponte/tipos.js';
 import { aplicar, ESPERANDO, estadoDo, permitida, terminal, type Fato } from './maquina.js';
 
 export interface Limites {
@@ -168,8 +177,10 @@ export class Ciclo {
       alvo,
       ({ task, aberto }) => {
         if (aberto?.reivindicacao?.por !== this.por) throw passoOcupado(alvo.taskId);
-        // An uncertain outcome leaves the step as stored for the sweep: the MCP task it may follow by now, not the call that started it.
-        const depois = this.depoisDo(alvo.taskId, desfecho, desfecho.estado === 'incerto' ? aberto.passo : passo, respostas);
+        // An uncertain outcome leaves for the sweep the MCP task the step follows by now, if another agent can follow it
+        // (not a stdio child's, which ended with its process), rather than the call that started it.
+        const seguivel = ehSeguimento(aberto.passo) && aberto.passo.tarefaMcp.local !== true;
+        const depois = this.depoisDo(alvo.taskId, desfecho, desfecho.estado === 'incerto' && seguivel ? aberto.passo : passo, respostas);
         if (foraDoPedido && (!task || terminal(task))) return { passo: (pausas) => pausas.apagar(alvo.taskId) };
         // A sweep's replay of a step whose Task waits (a pause claimed with no answer, written before answers were kept): the step alone.
         if (foraDoPedido && !permitida('concluir', task?.status?.state, estadoDo(desfecho))) return { passo: depois };
@@ -243,10 +254,13 @@ export class Ciclo {
    * cancelar, at a client's request: a Task already CANCELED is answered as
    * it is; a finished one, or one whose call is being run (it may be
    * booking: canceled now, its booking would outlive a CANCELED Task), is
-   * not cancelable. The SDK's words, but for the running call.
+   * not cancelable. The SDK's words, but for the running call. A 2026
+   * MCP task waiting on the removed question goes to `aoLargar`, once
+   * committed.
    */
-  async cancelar(alvo: Alvo): Promise<{ task: Task; cancelada: boolean }> {
+  async cancelar(alvo: Alvo, aoLargar: (pausa: Pausa) => void = () => undefined): Promise<{ task: Task; cancelada: boolean }> {
     let jaCancelada: Task | undefined;
+    let largada: Pausa | undefined;
     const transicao = await this.transitar(
       alvo,
       ({ task, aberto }): Decisao => {
@@ -260,31 +274,37 @@ export class Ciclo {
           throw new TaskNotCancelableError(
             `A Task ${alvo.taskId} tem uma chamada em andamento no servidor MCP, que pode ter efeito: aguarde o desfecho dela.`,
           );
+        largada = aguardaTarefa(aberto);
         return { fato: 'cancelar', eventos: (eventos) => [cancelamento(eventos)], passo: (pausas) => pausas.apagar(alvo.taskId) };
       },
       { aviso: 'estado' },
     );
+    if (largada) aoLargar(largada);
     return jaCancelada ? { task: jaCancelada, cancelada: false } : { task: mudou(transicao).task, cancelada: true };
   }
 
   /**
    * descartar: a pause nobody is answering ends FAILED with `mensagem`
    * (expired, or over the cap). Answers whether it did: a claimed step is
-   * left alone, and a Task already finished only loses its step.
+   * left alone, and a Task already finished only loses its step. A 2026
+   * MCP task waiting on the removed question goes to `aoLargar`, once committed.
    */
-  async descartar(alvo: Alvo, mensagem: string): Promise<boolean> {
+  async descartar(alvo: Alvo, mensagem: string, aoLargar: (pausa: Pausa) => void = () => undefined): Promise<boolean> {
     let descartada = false;
+    let largada: Pausa | undefined;
     await this.transitar(
       alvo,
       ({ task, aberto }): Decisao => {
         if (!aberto || aberto.reivindicacao) return {};
         descartada = true;
+        largada = aguardaTarefa(aberto);
         const apagar = (pausas: Pausas) => pausas.apagar(alvo.taskId);
         if (!task || terminal(task)) return { passo: apagar };
         return { fato: 'descartar', eventos: (eventos) => [eventos.estado(TaskState.TASK_STATE_FAILED, mensagem)], passo: apagar };
       },
       { aviso: 'estado' },
     );
+    if (largada) aoLargar(largada);
     return descartada;
   }
 
@@ -434,6 +454,10 @@ export class Ciclo {
     return this.limites.validadeMs - Math.min(this.limites.prazoMs, this.limites.validadeMs / 2);
   }
 }
+
+/** The pause a 2026 MCP task waits on, if the step is one: told after the commit that ends it, for its server to hear. */
+const aguardaTarefa = (aberto: Aberto | undefined): Pausa | undefined =>
+  aberto && ehPausa(aberto.passo) && aberto.passo.tarefaMcp ? aberto.passo : undefined;
 
 /** A transition whose row always changes the Task. */
 function mudou<T>(transicao: T | undefined): T {

@@ -22,7 +22,7 @@ export const mensagemDeExcesso = (maximo: number) =>
 
 const LOTE_DA_VARREDURA = 500;
 
-type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir'>;
+type PonteDaVarredura = Pick<Ponte, 'atender' | 'responder' | 'reapresentar' | 'cancelar' | 'seguir' | 'largar'>;
 
 export class Varredura {
   /** The Tasks whose MCP task this agent follows again, apart from the passes. */
@@ -37,13 +37,16 @@ export class Varredura {
     private readonly agora: () => number = Date.now,
   ) {}
 
-  /** Over the cap (`pausadas` counted with the newest pause), the oldest paused Tasks end; failing to end them must not fail this one. */
-  async conterExcesso(pausadas: number): Promise<void> {
+  /**
+   * Over the cap (`pausadas` counted with the newest pause), the oldest
+   * paused Tasks end, and what waited on their questions is told (`ponte`);
+   * failing to end them must not fail this one.
+   */
+  async conterExcesso(pausadas: number, ponte?: Pick<PonteDaVarredura, 'cancelar' | 'largar'>): Promise<void> {
     const excesso = pausadas - this.maxPausadas;
     if (excesso <= 0) return;
-    await this.descartarAs(await noBanco(this.pausas.ate(Number.MAX_SAFE_INTEGER, excesso)), mensagemDeExcesso(this.maxPausadas)).catch(
-      () => undefined,
-    );
+    const ids = await noBanco(this.pausas.ate(Number.MAX_SAFE_INTEGER, excesso));
+    await this.descartarAs(ids, mensagemDeExcesso(this.maxPausadas), undefined, ponte).catch(() => undefined);
   }
 
   /**
@@ -54,7 +57,7 @@ export class Varredura {
     let mudadas = 0;
     for (;;) {
       const ids = await this.pausas.ate(this.agora() - this.ciclo.validade, LOTE_DA_VARREDURA);
-      const nesteLote = await this.descartarAs(ids, MENSAGEM_DE_PAUSA_EXPIRADA, log, (taskId) => ponte.cancelar(taskId));
+      const nesteLote = await this.descartarAs(ids, MENSAGEM_DE_PAUSA_EXPIRADA, log, ponte);
       mudadas += nesteLote;
       // A batch of Tasks all being answered now would come back unchanged: stop rather than spin.
       if (ids.length < LOTE_DA_VARREDURA || nesteLote === 0) break;
@@ -152,8 +155,12 @@ export class Varredura {
     taskIds: readonly string[],
     mensagem: string,
     log: (linha: string) => void = () => undefined,
-    /** A call still waiting here on the ended pause's question is given up (a session's, see ponte/vivas.ts). */
-    aoDescartar: (taskId: string) => void = () => undefined,
+    /**
+     * Told of each pause ended: a call still waiting here on its question is
+     * given up (a session's, see ponte/vivas.ts), and a 2026 MCP task waiting
+     * on it is cancelled on its server.
+     */
+    ponte?: Pick<PonteDaVarredura, 'cancelar' | 'largar'>,
   ): Promise<number> {
     let descartadas = 0;
     for (const taskId of taskIds) {
@@ -161,8 +168,8 @@ export class Varredura {
       const descartada = await this.exclusao
         .seLivre(taskId, async () => {
           const alvo = { taskId, contexto: contextoDe(await this.donoDoPasso(taskId)) };
-          if (!(await this.ciclo.descartar(alvo, mensagem))) return false;
-          aoDescartar(taskId);
+          if (!(await this.ciclo.descartar(alvo, mensagem, (pausa) => ponte?.largar(pausa)))) return false;
+          ponte?.cancelar(taskId);
           return true;
         })
         .catch((erro: unknown) => {

@@ -47,9 +47,22 @@ export function enquadrar(
 /** Why a signal aborted, as the Error its caller throws (a timeout's, a cancel's). */
 const motivo = (sinal: AbortSignal): Error => (sinal.reason instanceof Error ? sinal.reason : new Error(String(sinal.reason)));
 
+/** notifications/progress of a raw request, as the Client's onprogress gets it. */
+export type Progresso = (progresso: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
+
 interface Pendente {
   readonly resolver: (resposta: JsonRpcResponse) => void;
   readonly rejeitar: (erro: Error) => void;
+  readonly aoProgredir?: Progresso;
+}
+
+/** A notifications/progress message's params, if that is what the message is. */
+function progressoDe(
+  mensagem: JSONRPCMessage,
+): { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined {
+  if (!('method' in mensagem) || 'id' in mensagem || mensagem.method !== 'notifications/progress') return undefined;
+  const params: Readonly<Record<string, unknown>> | undefined = mensagem.params;
+  return params;
 }
 
 /** The raw request path of one connected Client's transport. */
@@ -79,6 +92,17 @@ export class Despacho {
         );
         return;
       }
+      const progresso = progressoDe(mensagem);
+      const deQuem = typeof progresso?.progressToken === 'string' ? this.pendentes.get(progresso.progressToken) : undefined;
+      if (progresso && deQuem?.aoProgredir && typeof progresso.progress === 'number') {
+        aoResponder(mensagem);
+        deQuem.aoProgredir({
+          progress: progresso.progress,
+          ...(typeof progresso.total === 'number' ? { total: progresso.total } : {}),
+          ...(typeof progresso.message === 'string' ? { message: progresso.message } : {}),
+        });
+        return;
+      }
       doCliente?.call(transporte, mensagem, extra);
     };
     // A closed connection answers nothing more: what still waits fails now, not at its deadline.
@@ -89,8 +113,12 @@ export class Despacho {
     };
   }
 
-  /** One request (`{method, params}`), its JSON-RPC error answered as such; a transport failure throws DispatchError. */
-  readonly enviar = (pedido: JsonValue, opcoes: DispatchOptions = {}): Promise<JsonRpcResponse> => {
+  /**
+   * One request (`{method, params}`), its JSON-RPC error answered as such; a
+   * transport failure throws DispatchError. With `aoProgredir`, the request
+   * asks for progress (its own id as the progressToken) and hears it.
+   */
+  readonly enviar = (pedido: JsonValue, opcoes: DispatchOptions = {}, aoProgredir?: Progresso): Promise<JsonRpcResponse> => {
     const id = `ponte-${String(++this.seq)}`;
     const { signal, context } = opcoes;
     return new Promise<JsonRpcResponse>((resolver, rejeitar) => {
@@ -122,8 +150,11 @@ export class Despacho {
           limpar();
           rejeitar(erro);
         },
+        ...(aoProgredir ? { aoProgredir } : {}),
       });
-      const mensagem = { jsonrpc: '2.0', id, ...(pedido as object) } as JSONRPCMessage;
+      const { params } = pedido as { readonly params?: { readonly _meta?: object } };
+      const comProgresso = aoProgredir ? { params: { ...params, _meta: { ...params?._meta, progressToken: id } } } : {};
+      const mensagem = { jsonrpc: '2.0', id, ...(pedido as object), ...comProgresso } as JSONRPCMessage;
       this.transporte
         .send(mensagem, { ...(context?.headers ? { headers: { ...context.headers } } : {}), ...(signal ? { requestSignal: signal } : {}) })
         .catch((erro: unknown) => {

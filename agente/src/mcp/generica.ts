@@ -22,7 +22,7 @@ import { campos } from 'compartilhado/log';
 import { ehHttp, type ServidorConfigurado } from './configuracao.js';
 import type { ConexaoMcp, Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { limparErro, ondeEsta, semSegredos } from './descricao.js';
-import { ChamadaNaoEnviada } from './naoEnviada.js';
+import { ChamadaNaoEnviada, SeguimentoInterrompido } from './naoEnviada.js';
 import type { FioDasTasks, Log } from './registro.js';
 import { Relogio } from './relogio.js';
 import { Sessao, type Juntar } from './sessao.js';
@@ -55,6 +55,8 @@ export class ConexaoGenerica implements ConexaoMcp {
   /** HTTP `sessao` era: the sessions opened for calls that ran alongside others. */
   private readonly extras = new Set<Sessao>();
   private readonly ocupadas = new Set<Sessao>();
+  /** HTTP sessions of other processes, joined to follow the MCP tasks that live in them. */
+  private readonly juntadas = new Set<Sessao>();
   /** stdio `sessao` era: settles when the last call in line gives up its turn. */
   private vez: Promise<void> = Promise.resolve();
   private readonly ouvintes: ((ferramentas: Tool[]) => void)[] = [];
@@ -101,10 +103,14 @@ export class ConexaoGenerica implements ConexaoMcp {
       const relogio = new Relogio(this.prazoMs, opcoes.sinal);
       try {
         const sessaoMcp = retomar?.sessaoMcp;
-        const { sessao, soltar } =
+        const { sessao, soltar } = await (
           sessaoMcp === undefined
-            ? await this.vagaPara(relogio)
-            : await this.juntarA({ sessaoMcp, ...(retomar?.versao ? { versao: retomar.versao } : {}) });
+            ? this.vagaPara(relogio)
+            : this.juntarA({ sessaoMcp, ...(retomar?.versao ? { versao: retomar.versao } : {}) })
+        ).catch((erro: unknown) => {
+          // No session to follow an existing task on: it may still run (an answer to it was not sent, though: nothing done).
+          throw retomar && !opcoes.respostasDaTarefa ? new SeguimentoInterrompido(retomar.referencia.taskId, erro) : erro;
+        });
         try {
           return await sessao.chamar(nome, argumentos, opcoes, relogio);
         } finally {
@@ -124,7 +130,7 @@ export class ConexaoGenerica implements ConexaoMcp {
     return this.limpo(async () => {
       this.fechada = true;
       const principal = await this.principal?.catch(() => undefined);
-      await Promise.all([...(principal ? [principal] : []), ...this.extras].map((sessao) => sessao.fechar()));
+      await Promise.all([...(principal ? [principal] : []), ...this.extras, ...this.juntadas].map((sessao) => sessao.fechar()));
     });
   }
 
@@ -191,6 +197,7 @@ export class ConexaoGenerica implements ConexaoMcp {
    * never pooled, never deleted (whoever opened it may still use it).
    */
   private async juntarA(juntar: Juntar): Promise<Vaga> {
+    if (this.fechada) throw new ChamadaNaoEnviada(`servidor MCP ${this.nome} fechado`);
     const { servidor, log, prazoMs, fio } = this;
     const sessao = await Sessao.abrir({
       servidor,
@@ -201,7 +208,14 @@ export class ConexaoGenerica implements ConexaoMcp {
       juntar,
       aoFechar: () => undefined,
     });
-    return { sessao, soltar: () => void sessao.fechar() };
+    this.juntadas.add(sessao);
+    return {
+      sessao,
+      soltar: () => {
+        this.juntadas.delete(sessao);
+        void sessao.fechar();
+      },
+    };
   }
 
   /** The session a call runs on, and what gives it back. */

@@ -18,3 +18,17 @@ export class ChamadaNaoEnviada extends SdkError {
     this.name = 'ChamadaNaoEnviada';
   }
 }
+
+/**
+ * The opposite case, for an MCP task that exists: following it failed (the
+ * connection dropped, the server did not answer, the session could not be
+ * joined), and the task may still run and finish. Its outcome is unknown,
+ * never "nothing was done", whatever the failure's cause says; following
+ * it again is safe.
+ */
+export class SeguimentoInterrompido extends Error {
+  constructor(taskId: string, causa: unknown) {
+    super(`o acompanhamento da tarefa MCP ${taskId} caiu (${causa instanceof Error ? causa.message : String(causa)})`, { cause: causa });
+    this.name = 'SeguimentoInterrompido';
+  }
+}

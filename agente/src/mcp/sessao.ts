@@ -30,7 +30,7 @@ import type { Era, OpcoesDaChamada, ResultadoDaFerramenta } from './conexao.js';
 import { ondeEsta } from './descricao.js';
 import { ChamadaNaoEnviada } from './naoEnviada.js';
 import { comTraceparent, observarTransporte } from './vaos.js';
-import { registrar, type FioDasTasks, type Log, type Registro } from './registro.js';
+import { registrar, type FioDasTasks, type Log } from './registro.js';
 import { SEM_PRAZO_DO_SDK, type Relogio } from './relogio.js';
 import { Despacho, EXTENSAO_DE_TASKS } from './despacho.js';
 import { TarefasMcp } from './tarefa.js';
@@ -113,8 +113,8 @@ export class Sessao {
   /** Its 2026 listen stream ended: listened again before its next request. */
   private surda = false;
 
-  /** Its log of requests, which also hears the raw requests' responses (they never reach the Client). */
-  private registro: Registro | undefined;
+  /** What hears the transport before the Client (the request log, the spans): also told of the raw requests' responses. */
+  private antesDoCliente: Transport['onmessage'];
 
   /** The MCP tasks this session's client starts and follows, made once connected (the server's generation of tasks known). */
   private tarefasMcp: TarefasMcp | undefined;
@@ -147,7 +147,7 @@ export class Sessao {
       ehHttp(servidor) ? { sessaoMcp: () => http?.sessionId } : { stdio: true },
       this.comTarefas2026 && versao !== undefined
         ? {
-            despacho: new Despacho(this.transporte, prazoMs, (mensagem) => this.registro?.ouvir(mensagem)),
+            despacho: new Despacho(this.transporte, prazoMs, (mensagem) => this.antesDoCliente?.(mensagem)),
             enquadramento: { protocolVersion: versao, clientInfo: CLIENTE, clientCapabilities: CAPACIDADES },
           }
         : undefined,
@@ -178,9 +178,9 @@ export class Sessao {
       if (!sessao.usavel && erro.name === 'AbortError') return;
       log(`mcp! ${campos({ ...rotulo, erro: erro.message })}`);
     };
-    const registro = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
-    sessao.registro = registro;
+    const sondagem = registrar(transporte, rotulo, log, fio && { fio, servidor: servidor.nome });
     observarTransporte(transporte, ehHttp(servidor) ? servidor.url : 'stdio');
+    sessao.antesDoCliente = transporte.onmessage;
     try {
       // A joined session skips initialize: the SDK's plain 2025 connect does, given the session's id.
       await cliente.connect(transporte, {
@@ -194,7 +194,7 @@ export class Sessao {
       if (erro instanceof SdkHttpError && erro.status < 500) throw erro;
       throw new ChamadaNaoEnviada(erro instanceof Error ? erro.message : String(erro), erro);
     }
-    registro.sondado(sessao.era);
+    sondagem(sessao.era);
     if (cliente.autoOpenedSubscription) sessao.vigiarEscuta(cliente.autoOpenedSubscription);
     if (ehHttp(servidor) && servidor.transporte === 'sse') sessao.fecharComOFluxo(transporte);
     return sessao;
@@ -255,7 +255,7 @@ export class Sessao {
         };
         if (opcoes.retomar) return await this.tarefas.retomar(opcoes.retomar, daTarefa, opcoes.respostasDaTarefa);
         if (this.comTarefas2026)
-          return await this.tarefas.chamar2026(nome, argumentos, params._meta, opcoes.continuacao, relogio.sinal, daTarefa);
+          return await this.tarefas.chamar2026(nome, argumentos, params._meta, opcoes.continuacao, relogio, daTarefa);
         if (opcoes.tarefa && this.era === 'sessao') return await this.tarefas.chamar(nome, argumentos, params._meta, daTarefa);
         return await this.cliente.request({ method: 'tools/call', params }, CallToolResultOuPergunta, {
           allowInputRequired: true,

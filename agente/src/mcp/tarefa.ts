@@ -50,8 +50,8 @@ import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { isCreateTaskResultV2, type InputResponsesV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Continuacao, OpcoesDaChamada, PerguntaDaTarefa, ResultadoDaFerramenta, TarefaMcp } from './conexao.js';
-import { enquadrar, type Despacho, type Enquadramento } from './despacho.js';
-import { ChamadaNaoEnviada } from './naoEnviada.js';
+import { enquadrar, type Despacho, type Enquadramento, type Progresso } from './despacho.js';
+import { ChamadaNaoEnviada, SeguimentoInterrompido } from './naoEnviada.js';
 import { SEM_PRAZO_DO_SDK } from './relogio.js';
 
 const falha = (texto: string): CallToolResult => ({ content: [{ type: 'text', text: texto }], isError: true });
@@ -127,7 +127,7 @@ export class TarefasMcp {
    * 2026-07-28: every tools/call declares the tasks extension, and the
    * server decides. An answer of resultType "task" is followed as any
    * task; any other answer is what a plain call gives (a result, or
-   * input_required with its requestState). `sinalDaChamada` times the
+   * input_required with its requestState). The call's clock times the
    * tools/call itself; the task's follow stops only on `opcoes.sinal`.
    */
   async chamar2026(
@@ -135,13 +135,22 @@ export class TarefasMcp {
     argumentos: Record<string, unknown>,
     meta: Readonly<Record<string, unknown>>,
     continuacao: Continuacao | undefined,
-    sinalDaChamada: AbortSignal,
+    /** The call's clock (relogio.ts): it times the tools/call itself, and starts over on each progress. */
+    relogio: { readonly sinal: AbortSignal; readonly reiniciar: () => void },
     opcoes: Opcoes,
   ): Promise<ResultadoDaFerramenta> {
     const { despacho, enquadramento } = this.exigir2026();
     const params = { name: nome, arguments: argumentos, ...continuacao, _meta: enquadrar(enquadramento, meta) };
+    const aoProgredir: Progresso = (progresso) => {
+      relogio.reiniciar();
+      opcoes.aoProgredir?.(progresso);
+    };
     const resposta = await despacho
-      .enviar({ method: 'tools/call', params } as JsonValue, { signal: sinalDaChamada })
+      .enviar(
+        { method: 'tools/call', params } as JsonValue,
+        { signal: relogio.sinal, context: { requestTimeoutMs: SEM_PRAZO_DO_SDK } },
+        aoProgredir,
+      )
       .catch((erro: unknown) => {
         throw comoDoSdk(erro);
       });
@@ -155,7 +164,10 @@ export class TarefasMcp {
         taskId: result.taskId,
         originalOperation: 'tools/call',
       } as SerializedTaskReference;
-      return this.retomar({ referencia }, opcoes);
+      const tarefa: TarefaMcp = { referencia, ...('stdio' in this.onde ? { local: true } : {}) };
+      // Kept as the step before anything else is asked: a follower that stops now leaves the task, not the call, to the sweep.
+      opcoes.aoSeguir?.(tarefa);
+      return this.retomar(tarefa, opcoes);
     }
     if (isInputRequiredResult(result) || isCallToolResult(result)) return result;
     throw new ProtocolError(
@@ -211,21 +223,27 @@ export class TarefasMcp {
    * the server no longer knows ends the call with an isError result saying so.
    */
   async retomar(tarefa: TarefaMcp, opcoes: Opcoes, respostas?: InputResponses): Promise<CallToolResult | PerguntaDaTarefa> {
+    const sessao = this.sessaoDeTarefas(tarefa.capacidades);
+    if (respostas)
+      // The server's refusal of the answers is its answer (the question is kept, to be answered again); a
+      // failure to send them says nothing of the task, which still waits on its question.
+      await sessao
+        .task(tarefa.referencia.taskId, { requestTimeoutMs: this.prazoMs })
+        // The answers as the client sent them: ext-tasks checks each against the 2026 schema before sending.
+        .update(respostas as InputResponsesV2, opcoes.sinal)
+        .catch((erro: unknown) => {
+          throw comoDoSdk(erro);
+        });
     let execucao: ToolExecution<unknown>;
     try {
-      const sessao = this.sessaoDeTarefas(tarefa.capacidades);
-      if (respostas)
-        await sessao
-          .task(tarefa.referencia.taskId, { requestTimeoutMs: this.prazoMs })
-          // The answers as the client sent them: ext-tasks checks each against the 2026 schema before sending.
-          .update(respostas as InputResponsesV2, opcoes.sinal);
       execucao = await sessao.resumeTask(tarefa.referencia, { requestTimeoutMs: this.prazoMs });
     } catch (erro) {
       const motivo = esquecida(erro, tarefa);
       if (motivo) return falha(motivo);
-      throw comoDoSdk(erro);
+      if (opcoes.sinal.aborted) throw opcoes.sinal.reason;
+      throw new SeguimentoInterrompido(tarefa.referencia.taskId, comoDoSdk(erro));
     }
-    return this.seguir(execucao, tarefa, opcoes);
+    return this.seguir(execucao, tarefa, opcoes, new Set(Object.keys(respostas ?? {})));
   }
 
   private exigir2026(): Geracao2026 {
@@ -305,7 +323,13 @@ export class TarefasMcp {
    * cancel. A 2026 task's question ends the follow: the call answers it
    * (PerguntaDaTarefa), and the task waits on the server for tasks/update.
    */
-  private async seguir(execucao: ToolExecution<unknown>, tarefa: TarefaMcp, opcoes: Opcoes): Promise<CallToolResult | PerguntaDaTarefa> {
+  private async seguir(
+    execucao: ToolExecution<unknown>,
+    tarefa: TarefaMcp,
+    opcoes: Opcoes,
+    /** The questions just answered: a server may still show them until it applies the answers. */
+    respondidas: ReadonlySet<string> = new Set(),
+  ): Promise<CallToolResult | PerguntaDaTarefa> {
     const { sinal, aoProgredir, aoSeguir } = opcoes;
     aoSeguir?.(tarefa);
     this.seguidas.add(execucao);
@@ -328,7 +352,10 @@ export class TarefasMcp {
       if (status !== 'working' && status !== 'input_required') return;
       if (status === 'input_required' && tarefa.referencia.generation === 'v2') {
         // ext-tasks read it against the 2026 schema: the questions are InputRequests.
-        pergunta = (raw as { readonly inputRequests: InputRequests }).inputRequests;
+        const { inputRequests } = raw as { readonly inputRequests: InputRequests };
+        // Only the questions just answered: the answers have not been applied yet, and the task is still followed.
+        if (Object.keys(inputRequests).every((chave) => respondidas.has(chave))) return;
+        pergunta = inputRequests;
         void execucao.detach();
         return;
       }
@@ -370,10 +397,9 @@ export class TarefasMcp {
       const causa = outcome.status === 'failed' ? (outcome.error.cause ?? outcome.error) : new Error('a tarefa MCP foi cancelada');
       const motivo = esquecida(causa, tarefa);
       if (motivo) return falha(motivo);
-      if (tarefa.local) {
-        cancelar();
-        await cancelamento;
-      }
+      if (!tarefa.local) throw new SeguimentoInterrompido(tarefa.referencia.taskId, comoDoSdk(causa));
+      cancelar();
+      await cancelamento;
       throw comoDoSdk(causa);
     } catch (erro) {
       if (sinal.aborted) {

@@ -9,7 +9,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, type CallToolResult } from '@modelcontextprotocol/client';
 import { recusouCredenciais, type Era } from '../mcp/conexao.js';
-import { ChamadaNaoEnviada } from '../mcp/naoEnviada.js';
+import { ChamadaNaoEnviada, SeguimentoInterrompido } from '../mcp/naoEnviada.js';
 import { textoDe } from './generico.js';
 import { Recusa, RecusaAntesDaChamada, type Efeito, type Perfil } from './perfil.js';
 import type { Desfecho } from './tipos.js';
@@ -99,6 +99,7 @@ function causas(erro: unknown): unknown[] {
  * whose acknowledgement was lost): it may have.
  */
 function talvezFeita(erro: unknown): boolean {
+  if (erro instanceof SeguimentoInterrompido) return true;
   if (erro instanceof ChamadaNaoEnviada) return false;
   if (erro instanceof ProtocolError) return erro.code === (ProtocolErrorCode.InternalError as number);
   if (erro instanceof SdkHttpError) return erro.status >= 500;

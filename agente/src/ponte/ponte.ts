@@ -133,6 +133,25 @@ export class Ponte {
   }
 
   /**
+   * A 2026 MCP task's question whose A2A Task ended unanswered (cancelled,
+   * expired, evicted): the task is cancelled on its server (tasks/cancel),
+   * best effort, rather than left waiting until its TTL.
+   */
+  largar(pausa: Pausa): void {
+    const { tarefaMcp } = pausa;
+    const chamada = chamadaDa(pausa);
+    const conexao = this.perfil.conexao(chamada);
+    if (!tarefaMcp || !conexao) return;
+    // Followed again with its cancel already asked for: tasks/get, then tasks/cancel (tarefa.ts).
+    const opcoes = {
+      traceparent: traceparentFilho(pausa.trace),
+      retomar: tarefaMcp,
+      sinal: AbortSignal.abort(new Error('Task A2A encerrada')),
+    };
+    void conexao.chamar(chamada.ferramenta, chamada.argumentos, opcoes).catch(() => undefined);
+  }
+
+  /**
    * The pause the client sees for these questions: the same question again
    * (an answer refused with `erro`, or a claimed pause with no answer to
    * replay), or a new one, as the profile shows it.

@@ -97,7 +97,8 @@ export type Passo = Pausa | Pedido | Seguimento;
 
 export const ehPedido = (passo: Passo): passo is Pedido => 'pedido' in passo;
 export const ehPausa = (passo: Passo): passo is Pausa => 'perguntas' in passo;
-export const ehSeguimento = (passo: Passo): passo is Seguimento => 'tarefaMcp' in passo;
+// A 2026 task's question also names its task (Pausa.tarefaMcp): a pause has questions, a follow has none.
+export const ehSeguimento = (passo: Passo): passo is Seguimento => 'tarefaMcp' in passo && !('perguntas' in passo);
 
 /** A question the MCP server asked, as the bridge hands it over to be kept. */
 export type Pergunta = Omit<Pausa, 'criadaEm'>;
