@@ -158,6 +158,29 @@ describe('over stdio: server-everything and the fixture tarefas-2025, whose task
   });
 });
 
+describe('a blocking SendMessage on a task longer than a claim', () => {
+  it('answers with the Task as it stands (WORKING) once a claim has passed; the task goes on to COMPLETED', async () => {
+    const pasta = pastaTemporaria();
+    // A claim lasts 3 × 1 + 5 = 8 s; the task, 10 s.
+    const agente = await iniciarAgenteGenerico(pasta.config({ tarefas: tarefas2025() }), { AGENTE_MCP_TIMEOUT_SECONDS: '1' });
+    try {
+      const cliente = await clienteOficial(agente.url, 'JSONRPC');
+      const respondida = comoTarefa(await cliente.sendMessage(dados({ name: 'tarefas.demorar', arguments: { segundos: 10 } })));
+      assert.equal(nomeDoEstado(respondida), 'TASK_STATE_WORKING', mensagemDe(respondida));
+      assert.equal(mensagemDe(respondida), 'Esperando 10 s...');
+      await esperarAte(
+        async () => nomeDoEstado(await cliente.getTask({ id: respondida.id, tenant: '' })) === 'TASK_STATE_COMPLETED',
+        'a tarefa concluida depois da resposta',
+      );
+      const fim = await cliente.getTask({ id: respondida.id, tenant: '' });
+      assert.equal(textoDe(fim.artifacts[0]?.parts), 'pronto depois de 10 s');
+    } finally {
+      await agente.parar();
+      pasta.apagar();
+    }
+  });
+});
+
 describe('two agents on PostgreSQL: the one following an MCP task killed with kill -9, the other follows the same task to its end', () => {
   let postgres: Postgres | undefined;
   let pasta: Pasta | undefined;

@@ -122,6 +122,8 @@ async function montarApp(
       log,
       ponte,
       config.identidades && provedorDoCardEstendido(cardAtual, config, assinatura),
+      // A blocking SendMessage waits as long as a step's claim: past it, its Task as it stands (an MCP task goes on).
+      limites.prazoMs,
     ),
   );
   const sdk = { requestHandler, userBuilder: portaria.usuario, contextBuilder: contextoA2A };

@@ -48,7 +48,7 @@ import { conferirWebhook, semSegredos, type Push } from '../push/cadastro.js';
 import { terminal } from '../ciclo/maquina.js';
 import type { Ciclo, Transicao } from '../ciclo/ciclo.js';
 import type { Exclusao } from '../armazenamento/exclusao.js';
-import type { Conducao } from './conducao.js';
+import type { AoGravar, Conducao } from './conducao.js';
 import type { Ponte } from '../ponte/ponte.js';
 
 /**
@@ -125,26 +125,34 @@ export class Atendimento extends DefaultRequestHandler {
     private readonly mcp: Pick<Ponte, 'cancelar' | 'largar'> = { cancelar: () => false, largar: () => undefined },
     /** With AGENTE_TOKENS, GetExtendedAgentCard's answer (estendido.ts), signed by it: the SDK's signer would sign its message form. */
     cardEstendido?: ExtendedAgentCardProvider,
+    /** The longest a blocking SendMessage waits for its step (see bloqueando); none without it. */
+    private readonly esperaBloqueanteMs?: number,
   ) {
     // A paused Task needs no live event bus: its continuation is a new SendMessage.
     super(card, tarefas, SEM_EXECUTOR, undefined, push.configs, push.avisos, cardEstendido, undefined, { keepBusAliveStates: [] });
   }
 
   /**
-   * Blocking, the Task once its step is done. With returnImmediately, a new
-   * Task as first stored (SUBMITTED), its step going on; an answer is
-   * always answered when its step is done: the turn lasts until then.
+   * Blocking, the Task once its step is done (bounded: see bloqueando).
+   * With returnImmediately, a new Task as first stored (SUBMITTED), its
+   * step going on; an answer is always answered blocking: the turn lasts
+   * until its step is done.
    */
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const { mensagem, nova } = await this.receber(params, context);
     const historyLength = params.configuration?.historyLength;
     if (!nova)
       return comHistorico(
-        await this.exclusao.com(mensagem.taskId, () => this.conducao.continuar(mensagem, context, () => undefined)),
+        await this.bloqueando(mensagem.taskId, (aoGravar) =>
+          this.exclusao.com(mensagem.taskId, () => this.conducao.continuar(mensagem, context, aoGravar)),
+        ),
         historyLength,
       );
     if (!params.configuration?.returnImmediately)
-      return comHistorico(await this.conducao.abrir(mensagem, context, () => undefined), historyLength);
+      return comHistorico(
+        await this.bloqueando(mensagem.taskId, (aoGravar) => this.conducao.abrir(mensagem, context, aoGravar)),
+        historyLength,
+      );
     return new Promise((resolver, rejeitar) => {
       let respondida = false;
       this.conducao
@@ -158,6 +166,32 @@ export class Atendimento extends DefaultRequestHandler {
             this.log(`Task ${mensagem.taskId} falhou depois da resposta: ${erro instanceof Error ? erro.message : String(erro)}`);
           else rejeitar(erro instanceof Error ? erro : new Error(String(erro)));
         });
+    });
+  }
+
+  /**
+   * A blocking request's Task: once its step is done; or, for a step still
+   * running after esperaBloqueanteMs (an MCP task may run for hours), the
+   * Task as its last committed transition left it (WORKING), the step going
+   * on, for the client to follow as after returnImmediately.
+   */
+  private bloqueando(taskId: string, passo: (aoGravar: AoGravar) => Promise<Task>): Promise<Task> {
+    return new Promise((resolver, rejeitar) => {
+      let ultima: Task | undefined;
+      let respondida = false;
+      const responder = (task: Task) => {
+        if (respondida) return;
+        respondida = true;
+        clearTimeout(relogio);
+        resolver(task);
+      };
+      const relogio =
+        this.esperaBloqueanteMs === undefined ? undefined : setTimeout(() => ultima && responder(ultima), this.esperaBloqueanteMs).unref();
+      passo(({ task }) => (ultima = task)).then(responder, (erro: unknown) => {
+        clearTimeout(relogio);
+        if (respondida) this.log(`Task ${taskId} falhou depois da resposta: ${erro instanceof Error ? erro.message : String(erro)}`);
+        else rejeitar(erro instanceof Error ? erro : new Error(String(erro)));
+      });
     });
   }
 
