@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { DispatchError, type DispatchOptions, type JsonRpcResponse } from '@modelcontextprotocol/ext-tasks/client';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
+import type { OpcoesDaChamada } from './conexao.js';
 
 export const EXTENSAO_DE_TASKS = 'io.modelcontextprotocol/tasks';
 
@@ -47,8 +48,8 @@ export function enquadrar(
 /** Why a signal aborted, as the Error its caller throws (a timeout's, a cancel's). */
 const motivo = (sinal: AbortSignal): Error => (sinal.reason instanceof Error ? sinal.reason : new Error(String(sinal.reason)));
 
-/** notifications/progress of a raw request, as the Client's onprogress gets it. */
-export type Progresso = (progresso: { readonly progress: number; readonly total?: number; readonly message?: string }) => void;
+/** notifications/progress of a raw request, as a call's progress is told (OpcoesDaChamada). */
+type Progresso = NonNullable<OpcoesDaChamada['aoProgredir']>;
 
 interface Pendente {
   readonly resolver: (resposta: JsonRpcResponse) => void;

@@ -50,7 +50,7 @@ import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { isCreateTaskResultV2, type InputResponsesV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Continuacao, OpcoesDaChamada, PerguntaDaTarefa, ResultadoDaFerramenta, TarefaMcp } from './conexao.js';
-import { enquadrar, type Despacho, type Enquadramento, type Progresso } from './despacho.js';
+import { enquadrar, type Despacho, type Enquadramento } from './despacho.js';
 import { ChamadaNaoEnviada, SeguimentoInterrompido } from './naoEnviada.js';
 import { SEM_PRAZO_DO_SDK } from './relogio.js';
 
@@ -141,7 +141,7 @@ export class TarefasMcp {
   ): Promise<ResultadoDaFerramenta> {
     const { despacho, enquadramento } = this.exigir2026();
     const params = { name: nome, arguments: argumentos, ...continuacao, _meta: enquadrar(enquadramento, meta) };
-    const aoProgredir: Progresso = (progresso) => {
+    const aoProgredir: Opcoes['aoProgredir'] = (progresso) => {
       relogio.reiniciar();
       opcoes.aoProgredir?.(progresso);
     };
@@ -164,10 +164,7 @@ export class TarefasMcp {
         taskId: result.taskId,
         originalOperation: 'tools/call',
       } as SerializedTaskReference;
-      const tarefa: TarefaMcp = { referencia, ...('stdio' in this.onde ? { local: true } : {}) };
-      // Kept as the step before anything else is asked: a follower that stops now leaves the task, not the call, to the sweep.
-      opcoes.aoSeguir?.(tarefa);
-      return this.retomar(tarefa, opcoes);
+      return this.retomar({ referencia, ...('stdio' in this.onde ? { local: true } : {}) }, opcoes);
     }
     if (isInputRequiredResult(result) || isCallToolResult(result)) return result;
     throw new ProtocolError(
@@ -213,6 +210,7 @@ export class TarefasMcp {
       ...(versao === undefined ? {} : { versao }),
       capacidades,
     };
+    opcoes.aoSeguir?.(tarefa);
     return this.seguir(execucao, tarefa, opcoes);
   }
 
@@ -234,6 +232,8 @@ export class TarefasMcp {
         .catch((erro: unknown) => {
           throw comoDoSdk(erro);
         });
+    // Kept as the step before anything else is asked (after the answers: kept before, a stop between would lose them).
+    opcoes.aoSeguir?.(tarefa);
     let execucao: ToolExecution<unknown>;
     try {
       execucao = await sessao.resumeTask(tarefa.referencia, { requestTimeoutMs: this.prazoMs });
@@ -295,19 +295,20 @@ export class TarefasMcp {
           }
         : {},
     );
-    const porta: ConnectedMcpSessionPort = {
-      endpointId: base.endpointId,
-      taskCapabilities: geracao2026
-        ? base.taskCapabilities
-        : { generation: 'v1', capabilities: this.cliente.getServerCapabilities()?.tasks ?? capacidades ?? {} },
-      dispatch: (pedido, opcoes) => base.dispatch(pedido, opcoes),
-      onServerRequest: (atender) => base.onServerRequest(atender),
-      onNotification: (ouvir) => base.onNotification(ouvir),
-      onInvalidated: (ouvir) => base.onInvalidated(ouvir),
-      get invalidated() {
-        return base.invalidated;
-      },
-    };
+    // 2026: the capabilities ext-tasks read in discover. 2025: initialize's, or those kept with the task for a joined session.
+    const porta: ConnectedMcpSessionPort = geracao2026
+      ? base
+      : {
+          endpointId: base.endpointId,
+          taskCapabilities: { generation: 'v1', capabilities: this.cliente.getServerCapabilities()?.tasks ?? capacidades ?? {} },
+          dispatch: (pedido, opcoes) => base.dispatch(pedido, opcoes),
+          onServerRequest: (atender) => base.onServerRequest(atender),
+          onNotification: (ouvir) => base.onNotification(ouvir),
+          onInvalidated: (ouvir) => base.onInvalidated(ouvir),
+          get invalidated() {
+            return base.invalidated;
+          },
+        };
     // The tool's declaration is all ext-tasks reads to call it as a task: no tools/list of its own.
     const tarefas = withTasks(porta, {
       tools: { currentTool: () => undefined },
@@ -331,7 +332,6 @@ export class TarefasMcp {
     respondidas: ReadonlySet<string> = new Set(),
   ): Promise<CallToolResult | PerguntaDaTarefa> {
     const { sinal, aoProgredir, aoSeguir } = opcoes;
-    aoSeguir?.(tarefa);
     this.seguidas.add(execucao);
     // A cancel waits for the server's word (tasks/cancel answered) before the call ends with the signal's reason.
     let cancelamento: Promise<void> | undefined;

@@ -39,12 +39,12 @@ export const MENSAGEM_SESSAO_PERDIDA =
 
 const falhou = (mensagem: string): Desfecho => ({ estado: 'falhou', mensagem });
 
-/** The call a pause continues. */
-const chamadaDa = (pausa: Pausa): Chamada => ({
-  skill: pausa.skill,
-  ...(pausa.servidor === undefined ? {} : { servidor: pausa.servidor }),
-  ferramenta: pausa.ferramenta,
-  argumentos: pausa.argumentos,
+/** The call a pause continues, or a follow of an MCP task follows. */
+const chamadaDa = (passo: Pausa | Seguimento): Chamada => ({
+  skill: passo.skill,
+  ...(passo.servidor === undefined ? {} : { servidor: passo.servidor }),
+  ferramenta: passo.ferramenta,
+  argumentos: passo.argumentos,
 });
 
 type Pausada = Extract<Desfecho, { estado: 'pausada' }>;
@@ -54,6 +54,9 @@ interface Seguivel {
   readonly opcoes: OpcoesDoPasso;
   readonly efeito: () => Efeito;
 }
+
+/** A step on an MCP task that exists: replaying it follows the task again (after its answer's tasks/update), always safe. */
+const sempreRepetivel = (opcoes: OpcoesDoPasso): Seguivel => ({ opcoes, efeito: () => 'repetivel' });
 
 /**
  * What a step runs with besides its request: a replay is told so; progress
@@ -183,7 +186,7 @@ export class Ponte {
     const { tarefaMcp } = pausa;
     if (opcoes.repeticao && !tarefaMcp && this.perfil.efeito(chamada) === 'unico') return falhou(mensagemDeInterrompida(chamada));
     // Only a call waiting in this process holds a 2025 server's question; any other answer makes a new call, as in 2026.
-    const seguivel = tarefaMcp ? { opcoes, efeito: (): Efeito => 'repetivel' } : this.seguivel(chamada, opcoes);
+    const seguivel = tarefaMcp ? sempreRepetivel(opcoes) : this.seguivel(chamada, opcoes);
     const falhar = (falha: Falha) =>
       desfechoDa(falha, RESPOSTA[viva ? 'sessao' : 'moderna'], {
         ...this.situacao(conexao, seguivel.efeito()),
@@ -223,18 +226,11 @@ export class Ponte {
    */
   async seguir(taskId: string, seguimento: Seguimento, opcoes: OpcoesDoPasso = {}): Promise<Desfecho> {
     const { tarefaMcp, trace, dono } = seguimento;
-    const daTarefa: Chamada = {
-      skill: seguimento.skill,
-      ...(seguimento.servidor === undefined ? {} : { servidor: seguimento.servidor }),
-      ferramenta: seguimento.ferramenta,
-      argumentos: seguimento.argumentos,
-      tarefa: true,
-    };
+    const daTarefa: Chamada = { ...chamadaDa(seguimento), tarefa: true };
     const conexao = this.perfil.conexao(daTarefa);
     if (!conexao) return falhou(mensagemSemServidor(daTarefa));
     const falhar = (falha: Falha) => desfechoDa(falha, PRIMEIRA_CHAMADA, this.situacao(conexao, 'repetivel'));
-    const seguivel = { opcoes, efeito: (): Efeito => 'repetivel' };
-    return this.falando(taskId, daTarefa, seguivel, falhar, async (comSinal) => {
+    return this.falando(taskId, daTarefa, sempreRepetivel(opcoes), falhar, async (comSinal) => {
       const preparo = await this.perfil.preparar(daTarefa, traceparentFilho(trace));
       const origem = { trace, ...(dono ? { dono } : {}) };
       const rodada: Rodada = { taskId, chamada: daTarefa, conexao, origem, rodada: 1, preparo, falhar };
